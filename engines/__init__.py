@@ -1,0 +1,1 @@
+"""Pure-Python game engines: rules, views and bots, with no I/O."""

@@ -1,0 +1,1 @@
+"""The cardtable HTTP service: Flask app, Redis store and the CLI."""

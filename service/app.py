@@ -1,0 +1,81 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+
+import redis
+from flask import Flask, request
+
+from service.config import Config
+from service.extensions import Api, error_response
+from service.matches import ApiError, MatchService
+from service.store import Store
+from workers.queue import JobQueue, make_queue
+
+API_TITLE = "cardtable"
+API_VERSION = "1.0.0"
+
+
+def build_service(config: Config) -> MatchService:
+    client = redis.Redis.from_url(config.REDIS_URL)
+    return MatchService(Store(client), config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
+
+
+def create_app(config: Config | None = None) -> Flask:
+    config = config or Config.from_env()
+    logging.basicConfig(level=config.LOG_LEVEL)
+    app = Flask("cardtable")
+    app.config.update(
+        API_TITLE=API_TITLE,
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        API_SPEC_OPTIONS={
+            "info": {"description": "Card games as a service: Žolíky, Three Thirteen, Zhol and Spades."},
+            "servers": [{"url": "/"}],
+        },
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    svc = build_service(config)
+    app.extensions["cardtable"] = svc
+    api = Api(app)
+    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+
+    from service.resources.games.routes import blp as games_blp
+    from service.resources.health.routes import blp as health_blp
+    from service.resources.matches.routes import blp as matches_blp
+
+    for blp in (games_blp, matches_blp, health_blp):
+        api.register_blueprint(blp)
+
+    @app.errorhandler(ApiError)
+    def _api_error(e: ApiError):
+        return error_response(e.status, e.error, e.message, headers=e.headers)
+
+    @app.before_request
+    def _rate_limit():
+        limit = config.RATE_LIMIT
+        if limit <= 0 or request.path in ("/healthz", "/readyz", "/metrics"):
+            return None
+        auth = request.headers.get("Authorization", "")
+        who = hashlib.sha256(auth.encode()).hexdigest()[:20] if auth else (request.remote_addr or "-")
+        now = time.time()
+        if svc.store.hit_rate(who, int(now), request.endpoint or "unknown") > limit:
+            retry = max(1, int(int(now) + 1 - now + 0.999))
+            return error_response(
+                429,
+                "rate_limited",
+                f"more than {limit} requests a second; slow down",
+                headers={"Retry-After": str(retry)},
+            )
+        return None
+
+    return app

@@ -1,0 +1,58 @@
+"""Configuration read once from the environment.
+
+| variable | default | meaning |
+|---|---|---|
+| `REDIS_URL` | none | Redis to keep matches in; `cardtable serve` starts an embedded one without it |
+| `CARDTABLE_ALLOW_STACKED_DECK` | `0` | `1` accepts `deck` at match creation (tests, demos) |
+| `CARDTABLE_FINISHED_TTL` | `604800` | seconds a finished or aborted match is kept (7 days) |
+| `CARDTABLE_IDLE_TTL` | `2592000` | seconds a match with no change is kept (30 days) |
+| `CARDTABLE_BOT_DELAY` | `0` | seconds a bot waits before moving, so people can follow |
+| `CARDTABLE_RATE_LIMIT` | `100` | requests a second per token (or per address without one); 0: off |
+| `CARDTABLE_QUEUE` | `cardtable` | name of the RQ queue for bot turns and turn clocks |
+| `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass
+class Config:
+    REDIS_URL: str = "redis://127.0.0.1:6379/0"
+    ALLOW_STACKED_DECK: bool = False
+    FINISHED_TTL: int = 7 * 24 * 3600
+    IDLE_TTL: int = 30 * 24 * 3600
+    BOT_DELAY: float = 0.0
+    RATE_LIMIT: int = 100
+    QUEUE: str = "cardtable"
+    LOG_LEVEL: str = "INFO"
+    IDEMPOTENCY_TTL: int = 24 * 3600
+    # Longest long-poll on /events (API.md caps `wait` at 30 s).
+    MAX_WAIT: int = 30
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Config:
+        env = dict(os.environ if env is None else env)
+        cfg = cls()
+        for f in fields(cls):
+            name = f.name if f.name == "REDIS_URL" else f"CARDTABLE_{f.name}"
+            if name not in env:
+                continue
+            raw = env[name]
+            current = getattr(cfg, f.name)
+            if isinstance(current, bool):
+                value: object = _flag(raw)
+            elif isinstance(current, int):
+                value = int(raw)
+            elif isinstance(current, float):
+                value = float(raw)
+            else:
+                value = raw
+            setattr(cfg, f.name, value)
+        return cfg

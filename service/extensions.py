@@ -1,0 +1,87 @@
+"""Api, Blueprint and Schema subclassed once, with the one error shape of API.md."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask import jsonify
+from flask_smorest import Api as BaseApi
+from flask_smorest import Blueprint as BaseBlueprint
+from werkzeug.exceptions import HTTPException
+
+# API.md's machine id for each status that has no more specific one.
+ERROR_IDS = {
+    400: "bad_request",
+    401: "invalid_token",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    412: "version_conflict",
+    413: "bad_request",
+    415: "bad_request",
+    422: "validation_error",
+    429: "rate_limited",
+    500: "internal_error",
+}
+
+
+class Schema(ma.Schema):
+    class Meta:
+        ordered = True
+
+
+class ErrorSchema(Schema):
+    code = ma.fields.Integer(required=True, metadata={"description": "HTTP status"})
+    status = ma.fields.String(required=True, metadata={"description": "HTTP reason phrase"})
+    message = ma.fields.String(required=True, metadata={"description": "What went wrong, for people"})
+    error = ma.fields.String(required=True, metadata={"description": "Machine id, e.g. illegal_action"})
+    errors = ma.fields.Dict(metadata={"description": "Field details for validation errors"})
+
+
+def error_response(status: int, error: str, message: str, errors=None, headers=None):
+    from http import HTTPStatus
+
+    payload = {"code": status, "status": HTTPStatus(status).phrase, "message": message, "error": error}
+    if errors:
+        payload["errors"] = errors
+    resp = jsonify(payload)
+    resp.status_code = status
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+class Api(BaseApi):
+    ERROR_SCHEMA = ErrorSchema
+
+    def handle_http_exception(self, error: HTTPException):
+        data = getattr(error, "data", None) or {}
+        errors = data.get("errors") or data.get("messages")
+        # webargs nests body errors under the location name; clients want the fields.
+        if isinstance(errors, dict) and set(errors) <= {"json", "query", "headers"} and len(errors) == 1:
+            errors = next(iter(errors.values()))
+        message = data.get("message") or error.description or error.name
+        if error.code == 422 and errors and "message" not in data:
+            message = "the request does not fit the schema: " + _flatten(errors)
+        if error.code == 400 and errors:
+            message = "the request body is not valid JSON"
+        code = error.code or 500
+        return error_response(code, ERROR_IDS.get(code, "error"), message, errors, data.get("headers"))
+
+
+def _flatten(errors, prefix="") -> str:
+    parts = []
+    if isinstance(errors, dict):
+        for k, v in errors.items():
+            parts.append(_flatten(v, f"{prefix}{k}."))
+    elif isinstance(errors, list) and all(isinstance(e, str) for e in errors):
+        parts.append(f"{prefix.rstrip('.')}: {' '.join(errors)}")
+    elif isinstance(errors, list):
+        parts.extend(_flatten(e, prefix) for e in errors)
+    else:
+        parts.append(f"{prefix.rstrip('.')}: {errors}")
+    return "; ".join(p for p in parts if p)
+
+
+class Blueprint(BaseBlueprint):
+    pass

@@ -1,0 +1,28 @@
+"""Schemas of the game catalogue."""
+
+import marshmallow as ma
+
+from service.extensions import Schema
+
+
+class PlayerCountSchema(Schema):
+    min = ma.fields.Integer(required=True)
+    max = ma.fields.Integer(required=True)
+
+
+class GameSchema(Schema):
+    id = ma.fields.String(required=True, metadata={"example": "spades"})
+    name = ma.fields.String(required=True)
+    players = ma.fields.Nested(PlayerCountSchema, required=True)
+    variants = ma.fields.List(ma.fields.String(), required=True)
+    options = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Dict(),
+        required=True,
+        metadata={"description": "option name → {type, default, description, choices?, minimum?, maximum?}"},
+    )
+    bot_levels = ma.fields.List(ma.fields.String(), required=True)
+
+
+class GameListSchema(Schema):
+    games = ma.fields.List(ma.fields.Nested(GameSchema), required=True)

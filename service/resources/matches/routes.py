@@ -1,0 +1,213 @@
+"""Match endpoints of API.md: create, join, view, actions, rounds, leave, events, stream, history."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from flask import Response, current_app, request, stream_with_context
+from flask.views import MethodView
+
+from service.extensions import Blueprint, ErrorSchema
+from service.matches import ApiError, MatchService
+from service.resources.matches.schemas import (
+    ActionHeadersSchema,
+    ActionSchema,
+    CreatedSchema,
+    CreateMatchSchema,
+    EventsQuerySchema,
+    EventsSchema,
+    HistorySchema,
+    JoinedSchema,
+    JoinSchema,
+    ViewSchema,
+)
+
+blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
+
+AUTH = [{"bearer": []}]
+STREAM_SECONDS = 300
+OPTIONAL_AUTH = [{}, {"bearer": []}]
+
+
+def service() -> MatchService:
+    return current_app.extensions["cardtable"]
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "invalid_token", "Authorization must be 'Bearer <token>'")
+    return token.strip()
+
+
+def json_response(data: dict, version: int | None = None) -> Response:
+    # Views are built as plain dicts that ViewSchema documents (a test checks every view
+    # against it); dumping them directly keeps marshmallow off the hot path.
+    resp = Response(json.dumps(data, separators=(",", ":")), mimetype="application/json")
+    if version is not None:
+        resp.headers["ETag"] = f'"{version}"'
+    return resp
+
+
+def _errors(*codes):
+    def deco(fn):
+        for code in codes:
+            fn = blp.alt_response(code, schema=ErrorSchema)(fn)
+        return fn
+
+    return deco
+
+
+@blp.route("")
+class Matches(MethodView):
+    @blp.arguments(CreateMatchSchema)
+    @blp.response(201, CreatedSchema)
+    @_errors(403, 422, 429)
+    def post(self, body):
+        """Create a match; human seats get their token now, open seats wait for /join"""
+        return service().create(body)
+
+
+@blp.route("/<match_id>")
+class MatchView(MethodView):
+    @blp.response(200, ViewSchema)
+    @_errors(401, 404)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def get(self, match_id):
+        """Your seat's view with a token; the public (spectator) view without one"""
+        svc = service()
+        loaded = svc.load(match_id)
+        seat = svc.authenticate(loaded.record, bearer_token(), required=False)
+        return json_response(svc.view(match_id, loaded.record, loaded.version, seat), loaded.version)
+
+
+@blp.route("/<match_id>/join")
+class Join(MethodView):
+    @blp.arguments(JoinSchema)
+    @blp.response(200, JoinedSchema)
+    @_errors(404, 409, 422)
+    def post(self, body, match_id):
+        """Claim the first open seat; the match starts when none is left"""
+        return service().join(match_id, body.get("name"))
+
+
+def _if_match(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    value = raw.strip()
+    if value.startswith("W/"):
+        value = value[2:]
+    value = value.strip('"')
+    if not value.isdigit():
+        raise ApiError(412, "version_conflict", f"If-Match must be a version number, got {raw!r}")
+    return int(value)
+
+
+@blp.route("/<match_id>/actions")
+class Actions(MethodView):
+    @blp.arguments(ActionHeadersSchema, location="headers")
+    @blp.arguments(ActionSchema)
+    @blp.response(200, ViewSchema)
+    @_errors(401, 404, 409, 412, 422)
+    @blp.doc(security=AUTH)
+    def post(self, headers, action, match_id):
+        """Play an action (API.md's table); answers with your new view"""
+        view = service().act(
+            match_id,
+            bearer_token(),
+            action,
+            _if_match(headers.get("if_match")),
+            headers.get("idempotency_key"),
+        )
+        return json_response(view, view["version"])
+
+
+@blp.route("/<match_id>/rounds")
+class Rounds(MethodView):
+    @blp.response(200, ViewSchema)
+    @_errors(401, 403, 404, 409)
+    @blp.doc(security=AUTH)
+    def post(self, match_id):
+        """The host starts the next round or hand after round_over"""
+        view = service().start_round(match_id, bearer_token())
+        return json_response(view, view["version"])
+
+
+@blp.route("/<match_id>/end")
+class End(MethodView):
+    @blp.response(200, ViewSchema)
+    @_errors(401, 403, 404, 409)
+    @blp.doc(security=AUTH)
+    def post(self, match_id):
+        """The host ends the match now (Žolíky, Zhol: games played to a number of wins)"""
+        view = service().end(match_id, bearer_token())
+        return json_response(view, view["version"])
+
+
+@blp.route("/<match_id>/leave")
+class Leave(MethodView):
+    @blp.response(200, ViewSchema)
+    @_errors(401, 404, 409)
+    @blp.doc(security=AUTH)
+    def post(self, match_id):
+        """Free your seat while waiting; later resign it (the host role passes on)"""
+        view = service().leave(match_id, bearer_token())
+        return json_response(view, view["version"])
+
+
+@blp.route("/<match_id>/events")
+class Events(MethodView):
+    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.response(200, EventsSchema)
+    @_errors(401, 404, 422)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def get(self, query, match_id):
+        """Events after `after`, redacted for your seat; long-polls up to `wait` seconds"""
+        svc = service()
+        seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
+        events, version = svc.events(match_id, seat, query["after"], query["wait"])
+        return json_response({"events": events, "version": version})
+
+
+@blp.route("/<match_id>/stream")
+class Stream(MethodView):
+    @blp.response(200, content_type="text/event-stream")
+    @_errors(401, 404)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def get(self, match_id):
+        """The same events as Server-Sent Events; resumes after Last-Event-ID"""
+        svc = service()
+        seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
+        after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+        if not after.isdigit():
+            raise ApiError(422, "validation_error", "Last-Event-ID must be an event seq number")
+
+        def generate(after=int(after)):
+            # A stream ends after a while so a gunicorn thread is never held forever;
+            # EventSource reconnects with Last-Event-ID by itself.
+            end = time.monotonic() + STREAM_SECONDS
+            yield "retry: 1000\n\n"
+            while time.monotonic() < end:
+                events, _ = svc.events(match_id, seat, after, min(15.0, end - time.monotonic()))
+                if not events:
+                    yield ": keep-alive\n\n"
+                for e in events:
+                    after = e["seq"]
+                    data = json.dumps(e, separators=(",", ":"))
+                    yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
+
+        return Response(stream_with_context(generate()), mimetype="text/event-stream")
+
+
+@blp.route("/<match_id>/history")
+class History(MethodView):
+    @blp.response(200, HistorySchema)
+    @_errors(401, 404, 409)
+    @blp.doc(security=OPTIONAL_AUTH)
+    def get(self, match_id):
+        """After the match: every event unredacted, the seed and the initial deck"""
+        return service().history(match_id, bearer_token())

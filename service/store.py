@@ -1,0 +1,146 @@
+"""The one module that owns Redis: every key, the compare-and-set write, events and idempotency.
+
+All keys of a match share the hash tag `{m:<id>}` so a match lives in one Redis
+Cluster slot and the Lua scripts may touch all of them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+# KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
+# KEYS[2] events list, KEYS[3] idempotency key (ignored when ARGV[6] is '')
+# ARGV[1] expected version ('-1': the match must not exist yet), ARGV[2] new version,
+# ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
+# ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
+# ARGV[9..] new events as JSON.
+# Returns 1 when written, 0 when the version did not match (nothing written).
+_COMMIT = """
+local cur = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '-1' then
+  if cur then return 0 end
+elseif cur ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3])
+if #ARGV >= 9 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 9))
+end
+local ttl = tonumber(ARGV[5])
+redis.call('EXPIRE', KEYS[1], ttl)
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ttl) end
+if ARGV[6] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[6], 'EX', ARGV[7])
+end
+redis.call('PUBLISH', ARGV[8], ARGV[2])
+return 1
+"""
+
+# KEYS[1] idempotency key. ARGV[1] marker for a request in progress, ARGV[2] its expiry.
+# Returns nil when the key was free (now claimed), else the stored value.
+_CLAIM = """
+local cur = redis.call('GET', KEYS[1])
+if cur then return cur end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return false
+"""
+
+IN_PROGRESS = "in-progress"
+METRICS_KEY = "ct:metrics"
+
+
+def _key(match_id: str, part: str) -> str:
+    return f"ct:{{m:{match_id}}}:{part}"
+
+
+def channel(match_id: str) -> str:
+    return _key(match_id, "chan")
+
+
+@dataclass
+class Loaded:
+    record: dict[str, Any]
+    version: int
+    events: int
+
+
+class Store:
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._commit = client.register_script(_COMMIT)
+        self._claim = client.register_script(_CLAIM)
+
+    def load(self, match_id: str) -> Loaded | None:
+        v, n, data = self.redis.hmget(_key(match_id, "match"), ("v", "n", "data"))
+        if data is None:
+            return None
+        return Loaded(json.loads(data), int(v), int(n))
+
+    def commit(
+        self,
+        match_id: str,
+        expected: int | None,
+        record: dict[str, Any],
+        events: list[dict[str, Any]],
+        events_before: int,
+        ttl: int,
+        idempotency: tuple[str, str, int] | None = None,
+    ) -> bool:
+        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile."""
+        new_version = 0 if expected is None else expected + 1
+        idem_key, idem_value, idem_ttl = idempotency or (_key(match_id, "idem:-"), "", 0)
+        args = [
+            -1 if expected is None else expected,
+            new_version,
+            json.dumps(record, separators=(",", ":")),
+            events_before + len(events),
+            ttl,
+            idem_value,
+            idem_ttl,
+            channel(match_id),
+            *(json.dumps(e, separators=(",", ":")) for e in events),
+        ]
+        keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
+        return bool(self._commit(keys=keys, args=args))
+
+    def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
+        """Stored events with seq > after (seq counts from 1)."""
+        raw = self.redis.lrange(_key(match_id, "events"), max(after, 0), -1)
+        return [json.loads(e) for e in raw]
+
+    # --- idempotency -------------------------------------------------------
+    def idempotency_key(self, match_id: str, seat: int, key: str) -> str:
+        return _key(match_id, f"idem:{seat}:{key}")
+
+    def claim_idempotency(self, full_key: str, ttl: int = 60) -> str | None:
+        """Claim the key for a request now running; return the stored value if already there."""
+        cur = self._claim(keys=[full_key], args=[IN_PROGRESS, ttl])
+        return cur.decode() if isinstance(cur, bytes) else cur
+
+    def release_idempotency(self, full_key: str) -> None:
+        """A rejected request stores nothing: free the key it claimed."""
+        self.redis.delete(full_key)
+
+    # --- rate limiting (not per match, so outside the match hash tag) ------
+    def hit_rate(self, client_id: str, window: int, endpoint: str) -> int:
+        """Count a request of `client_id` in this one-second window (and in the metrics)."""
+        key = f"ct:rl:{client_id}:{window}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.incr(key)
+        pipe.expire(key, 2)
+        pipe.hincrby(METRICS_KEY, f"requests:{endpoint}", 1)
+        return int(pipe.execute()[0])
+
+    def metrics(self) -> dict[str, int]:
+        return {k.decode(): int(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
+
+    def memory_usage(self, match_id: str) -> int:
+        """Bytes Redis spends on a match's state and events (for benchmarks)."""
+        total = 0
+        for part in ("match", "events"):
+            total += self.redis.memory_usage(_key(match_id, part), samples=0) or 0
+        return total

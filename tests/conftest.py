@@ -1,0 +1,77 @@
+"""Shared fixtures: a private real Redis server and real RQ workers for the test run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+import redis
+
+from service.config import Config
+from service.embedded import start_redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """A private redis-server on a free port: never the machine's own Redis on 6379."""
+    data = tempfile.mkdtemp(prefix="cardtable-test-redis-")
+    proc, url = start_redis(data, persist=False)
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def config(redis_url):
+    return Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=True, BOT_DELAY=0.0, RATE_LIMIT=0)
+
+
+def worker_env(redis_url: str, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(REDIS_URL=redis_url, CARDTABLE_BOT_DELAY="0", CARDTABLE_LOG_LEVEL="WARNING", **extra)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+@pytest.fixture(scope="session")
+def worker(redis_url):
+    """Two real RQ workers (with the scheduler) running `cardtable worker` against the private Redis."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"],
+            env=worker_env(redis_url),
+            cwd=ROOT,
+        )
+        for _ in range(2)
+    ]
+    client = redis.Redis.from_url(redis_url)
+    from rq import Worker
+
+    deadline = time.monotonic() + 30
+    while Worker.count(connection=client) < len(procs):
+        assert time.monotonic() < deadline, "RQ workers did not start"
+        assert all(p.poll() is None for p in procs), "an RQ worker exited"
+        time.sleep(0.1)
+    yield procs
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.wait(10)
+
+
+@pytest.fixture(scope="session")
+def app(config):
+    from service.app import create_app
+
+    return create_app(config)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()

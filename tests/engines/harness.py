@@ -1,0 +1,61 @@
+"""Random playouts shared by every engine's conformance tests."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+from engines.base import Game, redact_event
+
+Pick = Callable[[Game, dict, int, list, random.Random], dict]
+
+
+def random_legal(game: Game, state: dict, seat: int, legal: list, rng: random.Random) -> dict:
+    return rng.choice(legal)
+
+
+def play_random(
+    game: Game,
+    options: dict[str, Any],
+    num_seats: int,
+    seed: int,
+    *,
+    deck: list[str] | None = None,
+    pick: Pick = random_legal,
+    on_step: Callable[[dict, int, dict, list], None] | None = None,
+    max_steps: int = 100_000,
+    rounds: int | None = None,
+) -> dict:
+    """Play a match with random choices; call `on_step(state, seat, action, events)` after each.
+
+    Stops when the match is finished, after `rounds` completed rounds, or after max_steps.
+    Every state is checked to survive a JSON round trip, and every event to redact cleanly.
+    """
+    rng = random.Random(seed)
+    options = game.validate_options(options, num_seats)
+    state, _ = game.new_match(options, num_seats, seed, deck)
+    done_rounds = 0
+    for _ in range(max_steps):
+        status = game.status(state)
+        if status == "finished":
+            break
+        if status == "round_over":
+            done_rounds += 1
+            if rounds is not None and done_rounds >= rounds:
+                break
+            game.start_next_round(state)
+            continue
+        seat = game.to_move(state)
+        legal = game.legal_actions(state, seat)
+        assert legal, f"seat {seat} to move with no legal action"
+        action = pick(game, state, seat, legal, rng)
+        events = game.apply(state, seat, action)
+        assert json.loads(json.dumps(state)) == state
+        for event in events:
+            for viewer in [None, *range(num_seats)]:
+                json.dumps(redact_event(event, viewer))
+        if on_step:
+            on_step(state, seat, action, events)
+    return state

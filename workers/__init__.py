@@ -1,0 +1,1 @@
+"""RQ jobs: bot turns and turn clocks, run outside the HTTP request path."""
