@@ -58,7 +58,7 @@ def create_app(config: Config | None = None) -> Flask:
 
     @app.errorhandler(ApiError)
     def _api_error(e: ApiError):
-        return error_response(e.status, e.error, e.message, headers=e.headers)
+        return error_response(e.status, e.error, e.message, e.errors)
 
     @app.before_request
     def _rate_limit():

@@ -33,12 +33,12 @@ _RESIGNED_LEVEL = "medium"
 class ApiError(Exception):
     """An HTTP error with API.md's machine id."""
 
-    def __init__(self, status: int, error: str, message: str, headers: dict[str, str] | None = None):
+    def __init__(self, status: int, error: str, message: str, errors: dict | None = None):
         super().__init__(message)
         self.status = status
         self.error = error
         self.message = message
-        self.headers = headers or {}
+        self.errors = errors
 
 
 def _hash_token(token: str) -> str:

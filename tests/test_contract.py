@@ -1,0 +1,75 @@
+"""The committed contract and the deployment files stay true to the code."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+
+import yaml
+
+from service.cli import build_parser
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_committed_openapi_matches_what_the_service_generates(app, client):
+    with open(os.path.join(ROOT, "openapi", "openapi.json"), encoding="utf-8") as f:
+        committed = json.load(f)
+    served = client.get("/openapi.json").get_json()
+    assert served == committed, "run `cardtable openapi -o openapi/openapi.json` and commit it"
+    assert "/v1/matches/{match_id}/actions" in served["paths"]
+    assert served["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+
+
+def test_docs_page_is_served(client):
+    resp = client.get("/docs")
+    assert resp.status_code == 200 and b"swagger" in resp.data.lower()
+
+
+def _check_cardtable_command(argv: list[str]) -> None:
+    assert argv[0] == "cardtable", argv
+    # parse_args exits (SystemExit) on an unknown command or option.
+    args = build_parser().parse_args(argv[1:])
+    assert callable(args.func)
+
+
+def test_dockerfile_runs_real_cardtable_commands_as_non_root():
+    with open(os.path.join(ROOT, "Dockerfile"), encoding="utf-8") as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    cmds = [line for line in lines if line.startswith(("CMD", "ENTRYPOINT"))]
+    assert cmds, "the image must say what it runs"
+    for line in cmds:
+        _check_cardtable_command(json.loads(line.split(None, 1)[1]))
+    users = [line.split()[1] for line in lines if line.startswith("USER")]
+    assert users and users[-1] not in ("root", "0")
+    for line in lines:
+        if line.startswith("COPY"):
+            for src in line.split()[1:-1]:
+                assert os.path.exists(os.path.join(ROOT, src)), src
+
+
+def test_compose_runs_api_worker_and_persistent_redis():
+    with open(os.path.join(ROOT, "docker-compose.yml"), encoding="utf-8") as f:
+        compose = yaml.safe_load(f)
+    services = compose["services"]
+    assert {"api", "worker", "redis"} <= set(services)
+    redis_cmd = services["redis"]["command"]
+    assert redis_cmd[0] == "redis-server" and "--appendonly" in redis_cmd
+    assert redis_cmd[redis_cmd.index("--appendonly") + 1] == "yes"
+    for name in ("api", "worker"):
+        cmd = services[name]["command"]
+        _check_cardtable_command(cmd if isinstance(cmd, list) else shlex.split(cmd))
+        assert services[name]["environment"]["REDIS_URL"].startswith("redis://redis:")
+    # The worker runs RQ's scheduler unless told not to (turn clocks need it).
+    assert "--no-scheduler" not in services["worker"]["command"]
+
+
+def test_ci_runs_the_readme_test_command():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    blocks = [b.split("```", 1)[0].strip() for b in readme.split("```sh\n")[1:3]]
+    serve, test = blocks
+    assert "cardtable serve" in serve
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        assert test in f.read()
