@@ -254,9 +254,10 @@ class MatchService:
         if not any(s["kind"] == "open" for s in seats):
             events += self._start(record)
         self._seq(events, 0)
+        new_clock = self._update_clock(record)
         if not self.store.commit(match_id, None, record, events, 0, self._ttl(record)):
             raise ApiError(409, "conflict", "match id collision, try again")
-        self._after_commit(match_id, record, 0)
+        self._after_commit(match_id, record, 0, new_clock)
         return {
             "id": match_id,
             "seats": [
@@ -469,17 +470,70 @@ class MatchService:
 
     def _commit(self, match_id, loaded: Loaded, record, events, idem=None) -> bool:
         self._seq(events, loaded.events)
+        new_clock = self._update_clock(record)
         ok = self.store.commit(
             match_id, loaded.version, record, events, loaded.events, self._ttl(record), idem
         )
         if ok:
-            self._after_commit(match_id, record, loaded.version + 1)
+            self._after_commit(match_id, record, loaded.version + 1, new_clock)
         return ok
 
-    def _after_commit(self, match_id: str, record: dict[str, Any], version: int) -> None:
-        """Hand the next bot turn to the workers; no bot ever moves inside a request."""
+    def _update_clock(self, record: dict[str, Any]) -> bool:
+        """Start a turn clock when a human's turn begins in a clocked match; True when one started.
+
+        A turn keeps its deadline across its steps (Zhol's draw, then discard); the clock
+        restarts only when another seat is to move or a new round begins.
+        """
+        game = game_of(record)
+        if "turn_seconds" not in game.options or record["state"] is None:
+            return False
+        humans = [s for s in record["seats"] if s["kind"] == "human"]
+        seat = game.to_move(record["state"]) if match_status(record) == "active" else None
+        if len(humans) < 2 or seat is None or self._bot_level(record, seat) is not None:
+            record["clock"] = None
+            return False
+        clock = record.get("clock")
+        if clock and clock["seat"] == seat:
+            return False
+        seconds = record["options"]["turn_seconds"]
+        record["clock"] = {
+            "seat": seat,
+            "turn": (clock["turn"] if clock else record.get("turns", 0)) + 1,
+            "deadline": round(time.time() + seconds, 3),
+        }
+        record["turns"] = record["clock"]["turn"]
+        return True
+
+    def clock_expired(self, match_id: str, turn: int) -> str:
+        """The clock of turn number `turn` ran out: play for that seat unless it already moved on."""
+        for _ in range(_RETRIES):
+            loaded = self.store.load(match_id)
+            if loaded is None:
+                return "gone"
+            record = loaded.record
+            clock = record.get("clock")
+            if not clock or clock["turn"] != turn or match_status(record) != "active":
+                return "stale"
+            # RQ's scheduler wakes about once a second; never act before the deadline shown.
+            early = clock["deadline"] - time.time()
+            if early > 0:
+                time.sleep(early)
+            events = game_of(record).apply_timeout(record["state"], clock["seat"])
+            for e in events:
+                e.setdefault("auto", True)
+            if self._commit(match_id, loaded, record, events):
+                return "played"
+        return "stale"
+
+    def _after_commit(
+        self, match_id: str, record: dict[str, Any], version: int, new_clock: bool = False
+    ) -> None:
+        """Hand the next bot turn or turn clock to the workers; no bot ever moves inside a request."""
         if self.queue is None or record["state"] is None:
             return
+        if new_clock:
+            clock = record["clock"]
+            self.queue.enqueue_clock(match_id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
         status = match_status(record)
         needs_bot = False
         if status == "active":

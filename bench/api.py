@@ -1,0 +1,258 @@
+"""HTTP benchmark: Spades matches played by concurrent scripted clients against gunicorn.
+
+In the same run it measures the floor: a bare Flask endpoint that does one Redis GET and
+one SET of a JSON blob the size of a match record, served by the same gunicorn settings,
+driven by the same clients. Prints moves/s, p50/p99 latency, the ratio to the floor and
+Redis memory per finished match.
+
+    python bench/api.py [--clients 32] [--matches 32] [--seconds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing as mp
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from service.embedded import free_port, start_redis  # noqa: E402
+
+FLOOR_APP = '''
+import os, json, redis
+from flask import Flask, Response, request
+app = Flask("floor")
+r = redis.Redis.from_url(os.environ["REDIS_URL"])
+BLOB = "x" * int(os.environ["BLOB_SIZE"])
+
+@app.post("/floor/<key>")
+def floor(key):
+    body = request.get_json()
+    old = r.get("floor:" + key)
+    r.set("floor:" + key, json.dumps({"blob": BLOB, "body": body}))
+    return Response(json.dumps({"ok": True, "n": len(old or b""), "blob": BLOB[: len(BLOB) // 2]}),
+                    mimetype="application/json")
+'''
+
+
+def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, cwd: str) -> subprocess.Popen:
+    cmd = [
+        sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
+        "--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
+        "--access-logfile", "/dev/null", "--log-level", "warning",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            return proc
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+class Client:
+    def __init__(self, port: int):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def call(self, method: str, path: str, body=None, token=None) -> tuple[int, dict, float]:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        data = json.dumps(body) if body is not None else None
+        start = time.perf_counter()
+        self.conn.request(method, path, data, headers)
+        resp = self.conn.getresponse()
+        raw = resp.read()
+        took = time.perf_counter() - start
+        return resp.status, json.loads(raw), took
+
+
+def legal_play(hand: list[str], trick: list, broken: bool) -> list[str]:
+    """The client's own copy of the follow-suit rule, so a move costs one request."""
+    if trick:
+        led = trick[0]["card"][1] if isinstance(trick[0], dict) else trick[0][1]
+        follow = [c for c in hand if c[1] == led]
+        return follow or hand
+    if broken:
+        return hand
+    return [c for c in hand if c[1] != "S"] or hand
+
+
+def play_match(port: int, seed: int, latencies: list[float], ids: list[str], stop_at: float) -> int:
+    c = Client(port)
+    rng = random.Random(seed)
+    seats = [{"kind": "human", "name": f"p{i}"} for i in range(4)]
+    status, created, _ = c.call("POST", "/v1/matches", {"game": "spades", "seats": seats, "seed": seed})
+    assert status == 201, created
+    match_id = created["id"]
+    ids.append(match_id)
+    tokens = [s["token"] for s in created["seats"]]
+    moves = 0
+    hands: dict[int, list[str]] = {}
+    view = None
+    while time.monotonic() < stop_at:
+        if view is None or view["status"] == "round_over" or not hands:
+            if view is not None and view["status"] == "round_over":
+                status, view, _ = c.call("POST", f"/v1/matches/{match_id}/rounds", token=tokens[0])
+                assert status == 200, view
+            for s in range(4):
+                status, v, _ = c.call("GET", f"/v1/matches/{match_id}", token=tokens[s])
+                hands[s] = v["hand"]
+            view = v
+        if view["status"] == "finished":
+            break
+        seat = view["turn"]["seat"]
+        table = view["table"]
+        if view["turn"]["phase"] == "bid":
+            action = {"type": "bid", "tricks": rng.randint(1, 4)}
+        else:
+            card = rng.choice(legal_play(hands[seat], table["trick"], table["spades_broken"]))
+            action = {"type": "play", "card": card}
+        status, view, took = c.call("POST", f"/v1/matches/{match_id}/actions", action, tokens[seat])
+        assert status == 200, view
+        if action["type"] == "play":
+            hands[seat].remove(action["card"])
+        latencies.append(took)
+        moves += 1
+    return moves
+
+
+def spades_worker(port: int, threads: int, seed: int, matches: int, seconds: float, out: mp.Queue) -> None:
+    latencies: list[float] = []
+    ids: list[str] = []
+    stop_at = time.monotonic() + seconds
+    counts = [0] * threads
+
+    def run(i):
+        n = 0
+        for m in range(matches):
+            n += play_match(port, seed * 1000 + i * 100 + m, latencies, ids, stop_at)
+            if time.monotonic() >= stop_at:
+                break
+        counts[i] = n
+
+    ts = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    out.put((sum(counts), latencies, ids))
+
+
+def floor_worker(port: int, threads: int, requests: int, out: mp.Queue) -> None:
+    latencies: list[float] = []
+
+    def run(i):
+        c = Client(port)
+        for k in range(requests):
+            status, _, took = c.call("POST", f"/floor/{i}-{k % 50}", {"type": "play", "card": "QH"})
+            assert status == 200
+            latencies.append(took)
+
+    ts = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    out.put((len(latencies), latencies, []))
+
+
+def drive(target, args_for, procs: int) -> tuple[int, list[float], list[str], float]:
+    out: mp.Queue = mp.Queue()
+    ps = [mp.Process(target=target, args=(*args_for(i), out)) for i in range(procs)]
+    start = time.perf_counter()
+    for p in ps:
+        p.start()
+    results = [out.get() for _ in ps]
+    wall = time.perf_counter() - start
+    for p in ps:
+        p.join()
+    n = sum(r[0] for r in results)
+    lat = [x for r in results for x in r[1]]
+    ids = [x for r in results for x in r[2]]
+    return n, lat, ids, wall
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--processes", type=int, default=4, help="client processes (clients split over them)")
+    ap.add_argument("--matches", type=int, default=1, help="matches per client")
+    ap.add_argument("--seconds", type=float, default=60, help="stop playing after this long")
+    ap.add_argument("--workers", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=8)
+    args = ap.parse_args()
+    threads = max(1, args.clients // args.processes)
+
+    tmp = tempfile.mkdtemp(prefix="cardtable-bench-")
+    redis_proc, url = start_redis(os.path.join(tmp, "redis"))
+    env = dict(os.environ, REDIS_URL=url, CARDTABLE_RATE_LIMIT="0", PYTHONPATH=ROOT, CARDTABLE_LOG_LEVEL="WARNING")
+    procs = []
+    try:
+        # --- the service ---
+        port = free_port()
+        procs.append(gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT))
+        moves, lat, ids, wall = drive(
+            spades_worker, lambda i: (port, threads, i + 1, args.matches, args.seconds), args.processes
+        )
+        import redis
+
+        from service.store import Store
+
+        store = Store(redis.Redis.from_url(url))
+        finished = [m for m in ids if (ld := store.load(m)) and ld.record["state"]["status"] == "finished"]
+        record_size = max((len(json.dumps(store.load(m).record)) for m in ids), default=2000)
+        mem = [store.memory_usage(m) for m in finished]
+        procs.pop().terminate()
+
+        # --- the floor: same gunicorn settings, same clients, one GET + one SET ---
+        floor_dir = os.path.join(tmp, "floor")
+        os.makedirs(floor_dir)
+        with open(os.path.join(floor_dir, "floor_app.py"), "w") as f:
+            f.write(FLOOR_APP)
+        fport = free_port()
+        fenv = dict(env, BLOB_SIZE=str(record_size))
+        procs.append(gunicorn("floor_app:app", fport, fenv, args.workers, args.threads, floor_dir))
+        per_client = max(50, len(lat) // args.clients)
+        fn, flat, _, fwall = drive(floor_worker, lambda i: (fport, threads, per_client), args.processes)
+    finally:
+        for p in procs:
+            p.terminate()
+        redis_proc.terminate()
+
+    rate, frate = moves / wall, fn / fwall
+    print(f"clients {threads * args.processes}, gunicorn {args.workers} workers x {args.threads} threads")
+    print(f"service: {moves} moves in {wall:.1f}s = {rate:.0f} moves/s; p50 {pct(lat, .5):.1f} ms, p99 {pct(lat, .99):.1f} ms")
+    print(f"floor:   {fn} requests in {fwall:.1f}s = {frate:.0f} req/s; p50 {pct(flat, .5):.1f} ms, p99 {pct(flat, .99):.1f} ms")
+    print(f"ratio moves/s to floor: {rate / frate:.2f} (target >= 0.60); p99 target <= 40 ms")
+    if mem:
+        print(
+            f"Redis memory per finished match: median {statistics.median(mem) / 1024:.1f} KB, "
+            f"max {max(mem) / 1024:.1f} KB over {len(mem)} matches (target < 64 KB)"
+        )
+    else:
+        print("no match finished within --seconds; raise it to measure memory per finished match")
+
+
+if __name__ == "__main__":
+    main()
