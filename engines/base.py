@@ -140,6 +140,14 @@ class Game:
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         raise NotImplementedError
 
+    def resigned_seats(self, state: State) -> set[int]:
+        """Seats that have resigned. Engines that keep `state["resigned"]` as one boolean per
+        seat get this for free; the fallback asks the public view."""
+        flags = state.get("resigned")
+        if isinstance(flags, list):
+            return {i for i, flag in enumerate(flags) if flag}
+        return {p["seat"] for p in self.view(state, None)["players"] if p.get("resigned")}
+
     def apply(self, state: State, seat: int, action: Action) -> list[Event]:
         """Apply `action` by `seat`, mutating `state`; return the events.
 

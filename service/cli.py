@@ -1,4 +1,4 @@
-"""The `cardtable` command: serve, worker, openapi."""
+"""The `cardtable` command: serve, worker, tournament, openapi."""
 
 from __future__ import annotations
 
@@ -105,6 +105,63 @@ def cmd_openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} matches")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from engines import tournament
+    from engines.base import BOT_LEVELS
+    from engines.registry import GAMES
+
+    if args.game not in GAMES:
+        sys.exit(f"unknown game {args.game!r}; choose from {', '.join(sorted(GAMES))}")
+    levels = [lv.strip() for lv in args.seats.split(",")]
+    bad = [lv for lv in levels if lv not in (*BOT_LEVELS, "random")]
+    if bad or len(levels) < 2:
+        sys.exit(f"--seats takes two or more of {', '.join((*BOT_LEVELS, 'random'))}, comma-separated")
+    options = json.loads(args.options) if args.options else {}
+    result = tournament.run(
+        GAMES[args.game], levels, args.matches, args.seed, options, None if args.quiet else _progress
+    )
+    print(f"{args.game}: {args.matches} matches, seed {args.seed}")
+    for side in result.sides:
+        lo, hi = side.interval()
+        print(f"  {side.level:>7}: win rate {side.rate:6.1%}  95% CI [{lo:6.1%}, {hi:6.1%}]")
+    if args.plot:
+        tournament_plot(result, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def tournament_plot(result, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [s.level for s in result.sides]
+    rates = [s.rate for s in result.sides]
+    errs = [
+        [s.rate - s.interval()[0] for s in result.sides],
+        [s.interval()[1] - s.rate for s in result.sides],
+    ]
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.bar(names, rates, yerr=errs, capsize=6, color="#4c72b0")
+    ax.axhline(1 / len(names), color="grey", linestyle="--", linewidth=1)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title(f"{result.game}: {result.sides[0].matches} matches")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardtable", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -126,6 +183,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--log-level", default="INFO")
     worker.set_defaults(func=cmd_worker)
+
+    tour = sub.add_parser("tournament", help="play bots against each other in-process and print win rates")
+    tour.add_argument("--game", required=True)
+    tour.add_argument("--seats", required=True, help="levels, comma-separated, e.g. pro,hard")
+    tour.add_argument("--matches", type=int, default=100)
+    tour.add_argument("--seed", type=int, default=1)
+    tour.add_argument("--options", default=None, help="match options as JSON, e.g. '{\"target_score\": 200}'")
+    tour.add_argument("--plot", default=None, help="write the ladder as a PNG")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    tour.set_defaults(func=cmd_tournament)
 
     openapi = sub.add_parser("openapi", help="write the OpenAPI document the service generates")
     openapi.add_argument("--output", "-o", default="-")

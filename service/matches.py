@@ -61,9 +61,7 @@ def game_of(record: dict[str, Any]) -> Game:
 def host_seat(record: dict[str, Any]) -> int | None:
     """The host: the earliest-joined human seat that is still in the match."""
     state = record.get("state")
-    resigned = set()
-    if state is not None:
-        resigned = {p["seat"] for p in game_of(record).view(state, None)["players"] if p.get("resigned")}
+    resigned = game_of(record).resigned_seats(state) if state is not None else set()
     humans = [
         s for s in record["seats"] if s["kind"] == "human" and not s.get("left") and s["seat"] not in resigned
     ]
@@ -452,8 +450,7 @@ class MatchService:
         entry = record["seats"][seat]
         if entry["kind"] == "bot":
             return entry["level"]
-        players = game_of(record).view(record["state"], None)["players"]
-        if players[seat].get("resigned"):
+        if seat in game_of(record).resigned_seats(record["state"]):
             return _RESIGNED_LEVEL
         return None
 
