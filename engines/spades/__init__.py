@@ -1,0 +1,6 @@
+"""Partnership Spades (RULES.md §4): the engine object `GAME` and its building blocks."""
+
+from engines.spades.game import GAME, SpadesGame, legal_cards, trick_winner
+from engines.spades.scoring import score_hand, score_team
+
+__all__ = ["GAME", "SpadesGame", "legal_cards", "score_hand", "score_team", "trick_winner"]

@@ -1,0 +1,419 @@
+"""The rules of partnership Spades (RULES.md §4): deal, bidding, tricks, scoring, match end.
+
+Decisions where RULES.md is silent (also listed in docs/rules.md):
+
+- A null `first_dealer` draws the first dealer from the seed before the first shuffle.
+- Each seat may bid 0-13 whatever its partner bid; a partnership's combined bid may exceed 13.
+- When both partners bid Nil the contract is 0: it scores nothing and is neither made nor
+  failed (`made` is None); every trick they take is a failed Nil's trick, so a bag (+1).
+- Bags from overtricks and from failed Nils are added to the carried bags before the
+  penalty: -100 for each full 10, the remainder carries on.
+- The match end is checked only after a complete hand. A team at or above `target_score`
+  with the strictly higher score wins; equal scores (both at or above) play another hand.
+- `{"type": "resign"}` is accepted while the match is active or between hands, from any
+  seat at any time; it is not listed in `legal_actions`, which is empty off turn.
+- `round_result` is the last hand's breakdown; it also shows every seat's dealt hand
+  (all were played face up) and `winners`: the seats of the team that scored more points
+  in that hand ([] when equal).
+- Bags carried are shown in the view's `table.bags`; `scores` holds the team totals keyed
+  "0" (seats 0 and 2) and "1" (seats 1 and 3).
+- A hand is shown sorted by suit (S H D C) and rank (2 low, A high).
+- An action is checked in this order: its shape (InvalidAction), the match in play
+  (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction).
+
+Events: `deal` (each seat's hand under `secret`), `bid`, `play`, `trick` (winner and cards),
+`hand_over` (the breakdown), `resign` and `match_over` (winners, reason, scores).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engines import rng as rngmod
+from engines.base import Action, Event, Game, Option, State
+from engines.cards import SUITS, same_multiset
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
+from engines.spades.scoring import score_hand
+
+NUM_SEATS = 4
+SEATS = range(NUM_SEATS)
+TEAMS = ("0", "1", "0", "1")  # the team key of each seat, as in `scores`
+TRICKS_PER_HAND = 13
+RANK_ORDER = "23456789TJQKA"
+DECK = tuple(r + s for s in SUITS for r in RANK_ORDER)
+CARD_SET = frozenset(DECK)
+# Rank strength 0 ('2') … 12 ('A').
+RANK_INDEX = {c: RANK_ORDER.index(c[0]) for c in DECK}
+SORT_KEY = {c: SUITS.index(c[1]) * 13 + RANK_INDEX[c] for c in DECK}
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+# Trick strength of each card given the led suit: any spade beats any other card, a card of
+# another suit than the led one and spades never wins.
+POWER = {
+    led: {c: (100 + RANK_INDEX[c] if c[1] == "S" else RANK_INDEX[c] if c[1] == led else -1) for c in DECK}
+    for led in SUITS
+}
+BID_SHAPE = 'a bid is {"type": "bid", "tricks": <0 to 13>}'
+PLAY_SHAPE = 'a play is {"type": "play", "card": "<card code such as QH>"}'
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+def trick_winner(leader: int, cards: list[str]) -> int:
+    """The seat that wins a complete trick led by `leader`."""
+    power = POWER[cards[0][1]]
+    best = 0
+    for i in (1, 2, 3):
+        if power[cards[i]] > power[cards[best]]:
+            best = i
+    return (leader + best) % NUM_SEATS
+
+
+def copy_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A private copy of a hand's breakdown for a view (its shape is fixed, so no deepcopy)."""
+    if result is None:
+        return None
+    teams = {}
+    for key, team in result["teams"].items():
+        teams[key] = dict(
+            team, seats=list(team["seats"]), bids=list(team["bids"]), tricks=list(team["tricks"])
+        )
+        teams[key]["nil"] = [dict(n) for n in team["nil"]]
+    return dict(
+        result,
+        hands=[list(h) for h in result["hands"]],
+        teams=teams,
+        scores=dict(result["scores"]),
+        winners=list(result["winners"]),
+    )
+
+
+def legal_cards(hand: list[str], trick: list[str], spades_broken: bool) -> list[str]:
+    """The cards of `hand` that may be played to `trick` (a list of cards, leader first)."""
+    if trick:
+        led = trick[0][1]
+        return [c for c in hand if c[1] == led] or hand
+    if spades_broken:
+        return hand
+    return [c for c in hand if c[1] != "S"] or hand
+
+
+class SpadesGame(Game):
+    """Four-seat partnership Spades to `target_score` points."""
+
+    def full_deck(self, options: dict[str, Any]) -> list[str]:
+        return list(DECK)
+
+    # --- life cycle --------------------------------------------------------
+    def new_match(
+        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+    ) -> tuple[State, list[Event]]:
+        if num_seats != NUM_SEATS:
+            raise InvalidOptions("Spades is played by 4 players")
+        if deck is not None and not (
+            isinstance(deck, list)
+            and all(isinstance(c, str) for c in deck)
+            and same_multiset(deck, list(DECK))
+        ):
+            raise InvalidOptions("a stacked deck must hold each of the 52 cards exactly once")
+        rng_state = rngmod.new_rng_state(seed)
+        dealer = options.get("first_dealer")
+        if dealer is None:
+            dealer = rngmod.randbelow(rng_state, NUM_SEATS)
+        state: State = {
+            "schema_version": 1,
+            "status": "active",
+            "rng": rng_state,
+            "options": {"target_score": options.get("target_score", 500), "first_dealer": dealer},
+            "round": 0,
+            "dealer": (dealer - 1) % NUM_SEATS,
+            "phase": None,
+            "turn": None,
+            "leader": None,
+            "hands": [[], [], [], []],
+            "bids": [None] * NUM_SEATS,
+            "trick": [],
+            "tricks": [],
+            "won": [0] * NUM_SEATS,
+            "spades_broken": False,
+            "scores": [0, 0],
+            "bags": [0, 0],
+            "resigned": [False] * NUM_SEATS,
+            "round_result": None,
+            "winners": None,
+        }
+        return state, self._deal(state, list(deck) if deck is not None else None)
+
+    def _deal(self, state: State, deck: list[str] | None) -> list[Event]:
+        """Pass the deal on and deal one card at a time from dealer+1 (`deck` unshuffled if given)."""
+        if deck is None:
+            deck = list(DECK)
+            rngmod.shuffle(state["rng"], deck)
+        dealer = (state["dealer"] + 1) % NUM_SEATS
+        first = (dealer + 1) % NUM_SEATS
+        hands: list[list[str]] = [[], [], [], []]
+        for i in range(NUM_SEATS):
+            # deck[k] goes to seat (dealer + 1 + k) % 4.
+            hands[(first + i) % NUM_SEATS] = sorted(deck[i::NUM_SEATS], key=SORT_KEY.__getitem__)
+        state.update(
+            status="active",
+            round=state["round"] + 1,
+            dealer=dealer,
+            phase="bid",
+            turn=first,
+            leader=first,
+            hands=hands,
+            bids=[None] * NUM_SEATS,
+            trick=[],
+            tricks=[],
+            won=[0] * NUM_SEATS,
+            spades_broken=False,
+        )
+        return [
+            {
+                "type": "deal",
+                "round": state["round"],
+                "dealer": dealer,
+                "cards": [TRICKS_PER_HAND] * NUM_SEATS,
+                "secret": {str(s): {"hand": list(hands[s])} for s in range(NUM_SEATS)},
+            }
+        ]
+
+    def start_next_round(self, state: State) -> list[Event]:
+        if state["status"] != "round_over":
+            raise MatchNotActive("the next hand can be dealt only when a hand is over")
+        return self._deal(state, None)
+
+    def to_move(self, state: State) -> int | None:
+        return state["turn"] if state["status"] == "active" else None
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if state["status"] != "active" or seat != state["turn"]:
+            return []
+        if state["phase"] == "bid":
+            return [{"type": "bid", "tricks": n} for n in range(TRICKS_PER_HAND + 1)]
+        cards = legal_cards(state["hands"][seat], state["trick"], state["spades_broken"])
+        return [{"type": "play", "card": c} for c in cards]
+
+    # --- actions -----------------------------------------------------------
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        if type(action) is not dict:
+            raise InvalidAction('an action is a JSON object such as {"type": "play", "card": "QH"}')
+        kind = action.get("type")
+        if kind == "play":
+            card = action.get("card")
+            if len(action) != 2 or card is None:
+                raise InvalidAction(PLAY_SHAPE)
+            if type(card) is not str or card not in CARD_SET:
+                raise InvalidAction(f"{card!r} is not a card code (rank 2-9 T J Q K A, then suit S H D C)")
+            # The turn check is inlined here: this is the hot path of every playout.
+            if state["status"] != "active":
+                raise MatchNotActive("the match is not in play right now")
+            if seat != state["turn"] or type(seat) is not int:
+                raise NotYourTurn("it is not your turn")
+            return self._play(state, seat, card)
+        if kind == "bid":
+            tricks = action.get("tricks")
+            if len(action) != 2 or "tricks" not in action:
+                raise InvalidAction(BID_SHAPE)
+            if type(tricks) is not int or not 0 <= tricks <= TRICKS_PER_HAND:
+                raise InvalidAction("a bid is a whole number of tricks from 0 (Nil) to 13")
+            self._require_turn(state, seat)
+            return self._bid(state, seat, tricks)
+        if kind == "resign":
+            if len(action) != 1:
+                raise InvalidAction('resigning is {"type": "resign"} with no other field')
+            return self._resign(state, seat)
+        raise InvalidAction(f"unknown action type {kind!r}; Spades knows bid, play and resign")
+
+    @staticmethod
+    def _require_turn(state: State, seat: int) -> None:
+        if state["status"] != "active":
+            raise MatchNotActive("the match is not in play right now")
+        if seat != state["turn"] or type(seat) is not int:
+            raise NotYourTurn("it is not your turn")
+
+    def _bid(self, state: State, seat: int, tricks: int) -> list[Event]:
+        if state["phase"] != "bid":
+            raise IllegalAction("the bidding is over: play a card")
+        state["bids"][seat] = tricks
+        # The dealer bids last; dealer+1 then leads the first trick.
+        state["turn"] = (seat + 1) % NUM_SEATS
+        if seat == state["dealer"]:
+            state["phase"] = "play"
+        return [{"type": "bid", "seat": seat, "tricks": tricks}]
+
+    def _play(self, state: State, seat: int, card: str) -> list[Event]:
+        if state["phase"] != "play":
+            raise IllegalAction("every player bids before the first card is played")
+        hand = state["hands"][seat]
+        if card not in hand:
+            raise IllegalAction(f"you do not hold {card}")
+        trick = state["trick"]
+        suit = card[1]
+        if trick:
+            led = trick[0][1]
+            if suit != led:
+                for c in hand:
+                    if c[1] == led:
+                        raise IllegalAction(f"you must follow suit: you hold {SUIT_NAMES[led]}")
+        elif suit == "S" and not state["spades_broken"]:
+            for c in hand:
+                if c[1] != "S":
+                    raise IllegalAction(
+                        "spades are not broken: you may lead a spade only once one has been played"
+                        " or when you hold nothing but spades"
+                    )
+        hand.remove(card)
+        trick.append(card)
+        if suit == "S":
+            state["spades_broken"] = True
+        events: list[Event] = [{"type": "play", "seat": seat, "card": card}]
+        if len(trick) < NUM_SEATS:
+            state["turn"] = (seat + 1) % NUM_SEATS
+            return events
+        leader = state["leader"]
+        winner = trick_winner(leader, trick)
+        state["tricks"].append({"leader": leader, "winner": winner, "cards": trick})
+        state["trick"] = []
+        state["won"][winner] += 1
+        state["leader"] = state["turn"] = winner
+        events.append(
+            {"type": "trick", "seat": winner, "winner": winner, "leader": leader, "cards": list(trick)}
+        )
+        if len(state["tricks"]) == TRICKS_PER_HAND:
+            events.extend(self._hand_over(state))
+        return events
+
+    def _hand_over(self, state: State) -> list[Event]:
+        teams = score_hand(state["bids"], state["won"], state["bags"], state["scores"])
+        t0, t1 = teams["0"], teams["1"]
+        state["scores"] = [t0["total"], t1["total"]]
+        state["bags"] = [t0["bags_total"], t1["bags_total"]]
+        # Every card was played face up, so the dealt hands are public now.
+        played: list[list[str]] = [[], [], [], []]
+        for trick in state["tricks"]:
+            for i, card in enumerate(trick["cards"]):
+                played[(trick["leader"] + i) % NUM_SEATS].append(card)
+        hand_winners = (
+            t0["seats"] if t0["points"] > t1["points"] else t1["seats"] if t1["points"] > t0["points"] else []
+        )
+        result = {
+            "round": state["round"],
+            "dealer": state["dealer"],
+            "hands": [sorted(h, key=SORT_KEY.__getitem__) for h in played],
+            "teams": teams,
+            "scores": self._scores(state),
+            "winners": list(hand_winners),
+        }
+        state["round_result"] = result
+        state["phase"] = state["turn"] = None
+        state["status"] = "round_over"
+        events: list[Event] = [{"type": "hand_over", "round": state["round"], "result": result}]
+        target = state["options"]["target_score"]
+        s0, s1 = state["scores"]
+        if (s0 >= target or s1 >= target) and s0 != s1:
+            events.append(self._finish(state, 0 if s0 > s1 else 1, "target"))
+        return events
+
+    def _resign(self, state: State, seat: int) -> list[Event]:
+        if state["status"] not in ("active", "round_over"):
+            raise MatchNotActive("the match is not in play right now")
+        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
+            raise NotYourTurn(f"seat {seat!r} does not play in this match")
+        state["resigned"][seat] = True
+        state["phase"] = state["turn"] = None
+        return [{"type": "resign", "seat": seat}, self._finish(state, 1 - team_of(seat), "resign")]
+
+    def _finish(self, state: State, team: int, reason: str) -> Event:
+        state["status"] = "finished"
+        state["winners"] = [team, team + 2]
+        return {
+            "type": "match_over",
+            "winners": [team, team + 2],
+            "reason": reason,
+            "scores": self._scores(state),
+        }
+
+    # --- views -------------------------------------------------------------
+    @staticmethod
+    def _scores(state: State) -> dict[str, int]:
+        return {"0": state["scores"][0], "1": state["scores"][1]}
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        leader = state["leader"]
+        trick = [{"seat": (leader + i) % NUM_SEATS, "card": c} for i, c in enumerate(state["trick"])]
+        last = state["tricks"][-1] if state["tricks"] else None
+        last_trick = None
+        if last is not None:
+            last_trick = {
+                "leader": last["leader"],
+                "winner": last["winner"],
+                "cards": [
+                    {"seat": (last["leader"] + i) % NUM_SEATS, "card": c} for i, c in enumerate(last["cards"])
+                ],
+            }
+        status = state["status"]
+        mover = self.to_move(state)
+        viewer = seat if type(seat) is int and 0 <= seat < NUM_SEATS else None
+        hands, resigned, bids, won = state["hands"], state["resigned"], state["bids"], state["won"]
+        return {
+            "status": status,
+            "round": state["round"],
+            "turn": {"seat": mover, "phase": state["phase"] if mover is not None else None, "deadline": None},
+            "players": [
+                {
+                    "seat": s,
+                    "cards": len(hands[s]),
+                    "resigned": resigned[s],
+                    "team": TEAMS[s],
+                    "bid": bids[s],
+                    "tricks": won[s],
+                }
+                for s in SEATS
+            ],
+            "hand": list(hands[viewer]) if viewer is not None else None,
+            "stock": 0,
+            "discard": None,
+            "table": {
+                "dealer": state["dealer"],
+                "leader": leader,
+                "bids": list(bids),
+                "trick": trick,
+                "tricks_won": list(won),
+                "tricks_played": len(state["tricks"]),
+                "spades_broken": state["spades_broken"],
+                "last_trick": last_trick,
+                "bags": {"0": state["bags"][0], "1": state["bags"][1]},
+                "target_score": state["options"]["target_score"],
+            },
+            "scores": self._scores(state),
+            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
+            "round_result": copy_result(state["round_result"]),
+            "winners": list(state["winners"]) if state["winners"] is not None else None,
+        }
+
+    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
+        from engines.spades.bot import choose_action
+
+        return choose_action(view, level, rng)
+
+
+GAME = SpadesGame(
+    id="spades",
+    name="Spades",
+    min_seats=NUM_SEATS,
+    max_seats=NUM_SEATS,
+    options={
+        "target_score": Option("integer", 500, "points a partnership needs to win the match", minimum=50),
+        "first_dealer": Option(
+            "integer",
+            None,
+            "seat of the first dealer (null: drawn at random from the seed)",
+            minimum=0,
+            maximum=3,
+        ),
+    },
+)
