@@ -35,7 +35,8 @@ class TournamentResult:
     levels: list[str]
     sides: list[SideResult]
     decisions: int = 0
-    decision_seconds: list[float] = field(default_factory=list)
+    # Seconds per bot decision, by level.
+    decision_seconds: dict[str, list[float]] = field(default_factory=dict)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -71,7 +72,7 @@ def play_match(
     seed: int,
     options: dict[str, Any] | None = None,
     max_decisions: int = 200_000,
-    timings: list[float] | None = None,
+    timings: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
     """Play one match between bots; return the final state."""
     options = game.validate_options(options or {}, len(levels_by_seat))
@@ -89,7 +90,7 @@ def play_match(
         start = time.perf_counter()
         action = game.bot_action(view, levels_by_seat[seat], rng)
         if timings is not None:
-            timings.append(time.perf_counter() - start)
+            timings.setdefault(levels_by_seat[seat], []).append(time.perf_counter() - start)
         game.apply(state, seat, action)
     raise RuntimeError(f"match with seed {seed} did not finish within {max_decisions} decisions")
 
@@ -114,5 +115,5 @@ def run(
             result.sides[side].wins += 1 / len(winning_sides)
         if progress:
             progress(m + 1, matches)
-    result.decisions = len(result.decision_seconds)
+    result.decisions = sum(map(len, result.decision_seconds.values()))
     return result

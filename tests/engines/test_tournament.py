@@ -31,7 +31,8 @@ def test_run_counts_every_match_once():
     result = tournament.run(GAMES["spades"], ["easy", "hard"], 4, seed=3, options={"target_score": 100})
     assert [s.matches for s in result.sides] == [4, 4]
     assert sum(s.wins for s in result.sides) == pytest.approx(4)
-    assert result.decisions == len(result.decision_seconds) > 4 * 56
+    assert set(result.decision_seconds) == {"easy", "hard"}
+    assert result.decisions == sum(map(len, result.decision_seconds.values())) > 4 * 56
 
 
 def test_cli_prints_win_rates_and_draws_the_plot(tmp_path):
