@@ -7,6 +7,7 @@ Cluster slot and the Lua scripts may touch all of them.
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,19 @@ IN_PROGRESS = "in-progress"
 METRICS_KEY = "ct:metrics"
 
 
+class RateLimited(Exception):
+    """The client made more requests in this second than the limit allows."""
+
+    def __init__(self, limit: int):
+        super().__init__(limit)
+        self.limit = limit
+
+
+# A request's rate-limit count, deferred so it rides in the same round trip as the
+# match load (see Store.defer_rate).
+_pending_rate: ContextVar[tuple[str, int, str, int] | None] = ContextVar("pending_rate", default=None)
+
+
 def _key(match_id: str, part: str) -> str:
     return f"ct:{{m:{match_id}}}:{part}"
 
@@ -75,7 +89,17 @@ class Store:
         self._claim = client.register_script(_CLAIM)
 
     def load(self, match_id: str) -> Loaded | None:
-        v, n, data = self.redis.hmget(_key(match_id, "match"), ("v", "n", "data"))
+        pending = _pending_rate.get()
+        if pending is None:
+            v, n, data = self.redis.hmget(_key(match_id, "match"), ("v", "n", "data"))
+        else:
+            _pending_rate.set(None)
+            pipe = self.redis.pipeline(transaction=False)
+            self._count(pipe, *pending[:3])
+            pipe.hmget(_key(match_id, "match"), ("v", "n", "data"))
+            count, _, _, (v, n, data) = pipe.execute()
+            if count > pending[3]:
+                raise RateLimited(pending[3])
         if data is None:
             return None
         return Loaded(json.loads(data), int(v), int(n))
@@ -126,14 +150,29 @@ class Store:
         self.redis.delete(full_key)
 
     # --- rate limiting (not per match, so outside the match hash tag) ------
-    def hit_rate(self, client_id: str, window: int, endpoint: str) -> int:
-        """Count a request of `client_id` in this one-second window (and in the metrics)."""
+    @staticmethod
+    def _count(pipe, client_id: str, window: int, endpoint: str) -> None:
         key = f"ct:rl:{client_id}:{window}"
-        pipe = self.redis.pipeline(transaction=False)
         pipe.incr(key)
         pipe.expire(key, 2)
         pipe.hincrby(METRICS_KEY, f"requests:{endpoint}", 1)
+
+    def hit_rate(self, client_id: str, window: int, endpoint: str) -> int:
+        """Count a request of `client_id` in this one-second window (and in the metrics)."""
+        pipe = self.redis.pipeline(transaction=False)
+        self._count(pipe, client_id, window, endpoint)
         return int(pipe.execute()[0])
+
+    def defer_rate(self, client_id: str, window: int, endpoint: str, limit: int) -> None:
+        """Count this request with the next match load, which then raises RateLimited if over."""
+        _pending_rate.set((client_id, window, endpoint, limit))
+
+    def flush_rate(self) -> None:
+        """Count a deferred request that never loaded a match (e.g. refused by validation)."""
+        pending = _pending_rate.get()
+        if pending is not None:
+            _pending_rate.set(None)
+            self.hit_rate(*pending[:3])
 
     def metrics(self) -> dict[str, int]:
         return {k.decode(): int(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
