@@ -438,8 +438,15 @@ class MatchService:
         if level is None:
             return "human"
         view = game.view(record["state"], seat)
-        action = game.bot_action(view, level, random.Random(f"bot:{match_id}:{version}"))
-        events = game.apply(record["state"], seat, action)
+        rng = random.Random(f"bot:{match_id}:{version}")
+        action = game.bot_action(view, level, rng)
+        try:
+            events = game.apply(record["state"], seat, action)
+        except EngineError:
+            # A bot bug must not stall the match: log it (without the cards) and play the
+            # random-legal level instead. A refused action leaves the state untouched.
+            log.exception("%s bot at level %s chose an illegal action in match %s", game.id, level, match_id)
+            events = game.apply(record["state"], seat, game.bot_action(view, "random", rng))
         for e in events:
             e.setdefault("bot", True)
         return "moved" if self._commit(match_id, loaded, record, events) else "stale"
