@@ -7,8 +7,10 @@ from engines.base import Game
 
 def _load() -> dict[str, Game]:
     from engines.spades import GAME as spades
+    from engines.zhol import GAME as zhol
+    from engines.zoliky import GAME as zoliky
 
-    games = [spades]
+    games = [zoliky, zhol, spades]
     return {g.id: g for g in games}
 
 

@@ -1,0 +1,5 @@
+"""Zhol, Albanian rummy (RULES.md §3): the engine object `GAME` and its building blocks."""
+
+from engines.zhol.game import GAME, RULES, VARIANTS, ZholGame, choose_discard
+
+__all__ = ["GAME", "RULES", "VARIANTS", "ZholGame", "choose_discard"]

@@ -1,0 +1,507 @@
+"""The rules of Zhol, Albanian rummy (RULES.md §3): deal, draw and discard, Zhol detection, crowns.
+
+Decisions where RULES.md is silent (also listed in docs/rules.md):
+
+- The stock is kept top card first (`state["stock"][0]` is drawn next); the discard pile bottom
+  first (its last card is the top). A stacked deck is dealt one card at a time starting with the
+  hand's first player; the rest, in order, is the stock.
+- Only the top card of the discard pile may be taken, and only while the pile is not empty.
+- The card just taken from the discard pile cannot be discarded in the same turn. With two decks
+  a player who holds a second copy of that code may discard it (copies are interchangeable, so
+  they discard the other copy).
+- The stock is rebuilt only when a player draws from an empty stock: the discard pile except its
+  top card is shuffled (engines.rng) into a new stock. A stock draw is legal while the stock or
+  the pile under the top card holds a card. If the player to move can draw nothing at all (no
+  stock and no discard to take), the hand is drawn: `round_over` with no winner and no crown.
+  With 7 or 14 cards per hand this cannot happen in play (at least 26 cards are always outside
+  the hands), but the rule is there.
+- A Zhol is checked after every discard: the discarder's 7 (14) cards must split entirely into
+  groups. A winning small hand always splits as 3 + 4; a run of 7 is shown split that way.
+- `round_result`: the hand number, `winner` (seat or None), `winners` ([seat] or []), and every
+  seat's cards with their best split into groups (`melds`, `leftover`): the winner's is the
+  winning split, the others' are for information only.
+- `turn_seconds` is used by the service's clock, not by the engine. When the clock runs out
+  (`apply_timeout`): a seat that has not drawn draws from the stock (from the discard pile if
+  the stock cannot be drawn from) and discards the card drawn; a seat that has drawn discards
+  the card drawn if it came from the stock. Otherwise (the card came from the discard pile and
+  may not go back) it discards the card the bot would choose: the one leaving the fewest
+  cards outside groups, ties to the highest card in hand order. Those events carry `"auto": true`.
+- Resigning: with 2 players the other player wins the match at once. With 4 players the seat is
+  marked resigned and play goes on (the service has a bot play it); a resigned seat cannot win:
+  a full split after its discard is not called (it does not end the hand), it earns no crown
+  and it ranks last. When only one seat has not resigned, that seat wins the match.
+- `end_match` (the host ends the match): the winners are the seats, not resigned, with the most
+  crowns (several on a tie).
+- `{"type": "resign"}` is accepted while the match is active or between hands; it is not listed
+  in `legal_actions`.
+- A hand is shown sorted by suit (S H D C), then rank (A low … K), jokers last.
+- An action is checked in this order: its shape (InvalidAction), the match in play
+  (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engines import rng as rngmod
+from engines.base import Action, Event, Game, Option, State
+from engines.cards import ALL_CODES, JOKER, RANKS, SUITS, deck, same_multiset
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
+from engines.melds import Meld, MeldRules, Split, best_split, goes_out
+
+RULES = MeldRules(
+    ace_low=True,
+    ace_high=True,
+    min_run=3,
+    min_set=3,
+    max_set=4,
+    set_distinct_suits=True,
+    wild_at_run_ends=True,
+    max_wilds_per_meld=None,
+    allow_all_wild=False,
+)
+VARIANTS = {
+    # variant: (standard decks, jokers, cards per hand)
+    "small": (1, 2, 7),
+    "large": (2, 4, 14),
+}
+SORT_KEY = {r + s: i * 13 + j for i, s in enumerate(SUITS) for j, r in enumerate(RANKS)} | {JOKER: 99}
+DRAW_SHAPE = 'a draw is {"type": "draw", "pile": "stock"} or {"type": "draw", "pile": "discard"}'
+DISCARD_SHAPE = 'a discard is {"type": "discard", "card": "<card code such as 7H>"}'
+
+
+def sort_hand(cards: list[str]) -> list[str]:
+    return sorted(cards, key=SORT_KEY.__getitem__)
+
+
+def unmatched(card: str) -> int:
+    """What a card left outside groups costs when splitting a hand: only whether a split is
+    complete matters in Zhol, so every card counts 1."""
+    return 1
+
+
+def meld_json(meld: Meld) -> dict[str, Any]:
+    return {"kind": meld.kind, "cards": list(meld.cards), "stands_for": list(meld.stands_for)}
+
+
+def winning_melds(split: Split, variant: str) -> list[Meld]:
+    """The split as shown: in the small game a run of 7 is shown as a group of 3 and one of 4."""
+    melds = list(split.melds)
+    if variant == "small" and len(melds) == 1 and len(melds[0].cards) == 7:
+        run = melds[0]
+        # with two jokers at most, either cut leaves a natural card in each part
+        for cut in (3, 4):
+            parts = [(run.cards[:cut], run.stands_for[:cut]), (run.cards[cut:], run.stands_for[cut:])]
+            if all(any(c != JOKER for c in cards) for cards, _ in parts):
+                ace_high = run.ace_high
+                return [
+                    Meld("run", cards, stands, ace_high and stands[-1][0] == "A") for cards, stands in parts
+                ]
+    return melds
+
+
+class ZholGame(Game):
+    """Zhol for 2 or 4 players, small (7 cards) or large (14 cards), to `target_wins` crowns."""
+
+    def check_options(self, options: dict[str, Any], num_seats: int) -> None:
+        if num_seats not in (2, 4):
+            raise InvalidOptions("Zhol is played by 2 or 4 players, not 3")
+        first = options.get("first_player")
+        if first is not None and not 0 <= first < num_seats:
+            raise InvalidOptions(f"option first_player must be a seat from 0 to {num_seats - 1}")
+
+    def full_deck(self, options: dict[str, Any]) -> list[str]:
+        copies, jokers, _ = VARIANTS[options.get("variant", "small")]
+        return deck(copies, jokers)
+
+    # --- life cycle --------------------------------------------------------
+    def new_match(
+        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+    ) -> tuple[State, list[Event]]:
+        if num_seats not in (2, 4):
+            raise InvalidOptions("Zhol is played by 2 or 4 players, not 3")
+        variant = options.get("variant", "small")
+        if variant not in VARIANTS:
+            raise InvalidOptions("option variant must be one of small, large")
+        full = self.full_deck({"variant": variant})
+        if deck is not None and not (
+            isinstance(deck, list) and all(isinstance(c, str) for c in deck) and same_multiset(deck, full)
+        ):
+            raise InvalidOptions(
+                f"a stacked deck must hold exactly the {len(full)} cards of the {variant} game"
+            )
+        first = options.get("first_player")
+        state: State = {
+            "schema_version": 1,
+            "status": "active",
+            "rng": rngmod.new_rng_state(seed),
+            "options": {
+                "variant": variant,
+                "first_player": 0 if first is None else first,
+                "target_wins": options.get("target_wins", 5),
+                "turn_seconds": options.get("turn_seconds", 60),
+            },
+            "num_seats": num_seats,
+            "round": 0,
+            "first_player": None,
+            "turn": None,
+            "phase": None,
+            "hands": [[] for _ in range(num_seats)],
+            "stock": [],
+            "discard": [],
+            "taken": None,  # the card the player to move took from the discard pile this turn
+            "drawn": None,  # {"card", "pile"}: what the player to move drew this turn
+            "crowns": [0] * num_seats,
+            "resigned": [False] * num_seats,
+            "round_result": None,
+            "winners": None,
+        }
+        first_seat = state["options"]["first_player"]
+        return state, self._deal(state, first_seat, list(deck) if deck is not None else None)
+
+    def _deal(self, state: State, first: int, cards: list[str] | None) -> list[Event]:
+        """Deal a hand one card at a time from `first` (`cards` top first, unshuffled if given)."""
+        variant = state["options"]["variant"]
+        if cards is None:
+            cards = self.full_deck({"variant": variant})
+            rngmod.shuffle(state["rng"], cards)
+        n = state["num_seats"]
+        size = VARIANTS[variant][2]
+        hands: list[list[str]] = [[] for _ in range(n)]
+        for k in range(n * size):
+            hands[(first + k) % n].append(cards[k])
+        state.update(
+            status="active",
+            round=state["round"] + 1,
+            first_player=first,
+            turn=first,
+            phase="draw",
+            hands=[sort_hand(h) for h in hands],
+            stock=cards[n * size :],
+            discard=[],
+            taken=None,
+            drawn=None,
+        )
+        return [
+            {
+                "type": "deal",
+                "round": state["round"],
+                "first_player": first,
+                "cards": [size] * n,
+                "stock": len(state["stock"]),
+                "secret": {str(s): {"hand": list(state["hands"][s])} for s in range(n)},
+            }
+        ]
+
+    def start_next_round(self, state: State) -> list[Event]:
+        if state["status"] != "round_over":
+            raise MatchNotActive("the next hand can be dealt only when a hand is over")
+        return self._deal(state, (state["first_player"] + 1) % state["num_seats"], None)
+
+    def to_move(self, state: State) -> int | None:
+        return state["turn"] if state["status"] == "active" else None
+
+    # --- what may be done --------------------------------------------------
+    @staticmethod
+    def _can_draw_stock(state: State) -> bool:
+        return bool(state["stock"]) or len(state["discard"]) >= 2
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if state["status"] != "active" or seat != state["turn"]:
+            return []
+        if state["phase"] == "draw":
+            out = []
+            if self._can_draw_stock(state):
+                out.append({"type": "draw", "pile": "stock"})
+            if state["discard"]:
+                out.append({"type": "draw", "pile": "discard"})
+            return out
+        hand = state["hands"][seat]
+        return [{"type": "discard", "card": c} for c in self._discardable(hand, state["taken"])]
+
+    @staticmethod
+    def _discardable(hand: list[str], taken: str | None) -> list[str]:
+        out: list[str] = []
+        for c in hand:
+            if (not out or out[-1] != c) and (c != taken or hand.count(c) >= 2):
+                out.append(c)
+        return out
+
+    # --- actions -----------------------------------------------------------
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        if type(action) is not dict:
+            raise InvalidAction('an action is a JSON object such as {"type": "draw", "pile": "stock"}')
+        kind = action.get("type")
+        if kind == "draw":
+            pile = action.get("pile")
+            if len(action) != 2 or pile not in ("stock", "discard") or type(pile) is not str:
+                raise InvalidAction(DRAW_SHAPE)
+            self._require_turn(state, seat)
+            return self._draw(state, seat, pile)
+        if kind == "discard":
+            card = action.get("card")
+            if len(action) != 2 or "card" not in action:
+                raise InvalidAction(DISCARD_SHAPE)
+            if type(card) is not str or card not in ALL_CODES:
+                raise InvalidAction(
+                    f"{card!r} is not a card code (rank A 2-9 T J Q K, then suit S H D C; or JK)"
+                )
+            self._require_turn(state, seat)
+            return self._discard(state, seat, card)
+        if kind == "resign":
+            if len(action) != 1:
+                raise InvalidAction('resigning is {"type": "resign"} with no other field')
+            return self._resign(state, seat)
+        raise InvalidAction(f"unknown action type {kind!r}; Zhol knows draw, discard and resign")
+
+    @staticmethod
+    def _require_turn(state: State, seat: int) -> None:
+        if state["status"] != "active":
+            raise MatchNotActive("the match is not in play right now")
+        if type(seat) is not int or seat != state["turn"]:
+            raise NotYourTurn("it is not your turn")
+
+    def _draw(self, state: State, seat: int, pile: str, auto: bool = False) -> list[Event]:
+        if state["phase"] != "draw":
+            raise IllegalAction("you have drawn already: discard a card")
+        events: list[Event] = []
+        if pile == "discard":
+            if not state["discard"]:
+                raise IllegalAction("the discard pile is empty: draw from the stock")
+            card = state["discard"].pop()
+            state["taken"] = card
+            events.append({"type": "draw", "seat": seat, "pile": "discard", "card": card})
+        else:
+            if not self._can_draw_stock(state):
+                raise IllegalAction("the stock is empty and there is nothing to shuffle into it")
+            if not state["stock"]:
+                top = state["discard"].pop()
+                stock = state["discard"]
+                rngmod.shuffle(state["rng"], stock)
+                state["stock"], state["discard"] = stock, [top]
+                events.append({"type": "reshuffle", "seat": seat, "stock": len(stock)})
+            card = state["stock"].pop(0)
+            events.append(
+                {"type": "draw", "seat": seat, "pile": "stock", "secret": {str(seat): {"card": card}}}
+            )
+        state["hands"][seat] = sort_hand([*state["hands"][seat], card])
+        state["drawn"] = {"card": card, "pile": pile}
+        state["phase"] = "discard"
+        if auto:
+            for event in events:
+                event["auto"] = True
+        return events
+
+    def _discard(self, state: State, seat: int, card: str, auto: bool = False) -> list[Event]:
+        if state["phase"] != "discard":
+            raise IllegalAction("draw a card first, from the stock or the discard pile")
+        hand = state["hands"][seat]
+        if card not in hand:
+            raise IllegalAction(f"you do not hold {card}")
+        if card == state["taken"] and hand.count(card) < 2:
+            raise IllegalAction(f"you cannot discard {card}: you just took it from the discard pile")
+        hand.remove(card)
+        state["discard"].append(card)
+        state["taken"] = state["drawn"] = None
+        event: Event = {"type": "discard", "seat": seat, "card": card}
+        if auto:
+            event["auto"] = True
+        events = [event]
+        if not state["resigned"][seat] and goes_out(hand, RULES):
+            events.extend(self._zhol(state, seat))
+            return events
+        n = state["num_seats"]
+        state["turn"] = (seat + 1) % n
+        state["phase"] = "draw"
+        if not self._can_draw_stock(state) and not state["discard"]:
+            events.extend(self._hand_over(state, None))
+        return events
+
+    def _zhol(self, state: State, seat: int) -> list[Event]:
+        state["crowns"][seat] += 1
+        events = self._hand_over(state, seat)
+        if state["crowns"][seat] >= state["options"]["target_wins"]:
+            events.append(self._finish(state, [seat], "target"))
+        return events
+
+    def _hand_over(self, state: State, winner: int | None) -> list[Event]:
+        variant = state["options"]["variant"]
+        hands = []
+        for s, cards in enumerate(state["hands"]):
+            split = best_split(cards, RULES, unmatched)
+            melds = winning_melds(split, variant) if s == winner else list(split.melds)
+            hands.append(
+                {
+                    "seat": s,
+                    "cards": list(cards),
+                    "melds": [meld_json(m) for m in melds],
+                    "leftover": sort_hand(list(split.leftover)),
+                }
+            )
+        result = {
+            "round": state["round"],
+            "first_player": state["first_player"],
+            "winner": winner,
+            "winners": [] if winner is None else [winner],
+            "hands": hands,
+            "crowns": self._scores(state),
+        }
+        state["round_result"] = result
+        state["status"] = "round_over"
+        state["turn"] = state["phase"] = None
+        state["taken"] = state["drawn"] = None
+        return [{"type": "zhol" if winner is not None else "hand_drawn", "seat": winner, "result": result}]
+
+    def _resign(self, state: State, seat: int) -> list[Event]:
+        if state["status"] not in ("active", "round_over"):
+            raise MatchNotActive("the match is not in play right now")
+        if type(seat) is not int or not 0 <= seat < state["num_seats"]:
+            raise NotYourTurn(f"seat {seat!r} does not play in this match")
+        if state["resigned"][seat]:
+            raise IllegalAction("you have already resigned")
+        state["resigned"][seat] = True
+        events: list[Event] = [{"type": "resign", "seat": seat}]
+        playing = [s for s in range(state["num_seats"]) if not state["resigned"][s]]
+        if len(playing) == 1:
+            events.append(self._finish(state, playing, "resign"))
+        return events
+
+    def _finish(self, state: State, winners: list[int], reason: str) -> Event:
+        state["status"] = "finished"
+        state["winners"] = list(winners)
+        state["turn"] = state["phase"] = None
+        state["taken"] = state["drawn"] = None
+        return {
+            "type": "match_over",
+            "winners": list(winners),
+            "reason": reason,
+            "crowns": self._scores(state),
+        }
+
+    def end_match(self, state: State) -> list[Event]:
+        if state["status"] not in ("active", "round_over"):
+            raise MatchNotActive("the match is not in play right now")
+        playing = [s for s in range(state["num_seats"]) if not state["resigned"][s]]
+        most = max(state["crowns"][s] for s in playing)
+        return [self._finish(state, [s for s in playing if state["crowns"][s] == most], "ended")]
+
+    def apply_timeout(self, state: State, seat: int) -> list[Event]:
+        self._require_turn(state, seat)
+        events: list[Event] = []
+        if state["phase"] == "draw":
+            pile = "stock" if self._can_draw_stock(state) else "discard"
+            events += self._draw(state, seat, pile, auto=True)
+        drawn = state["drawn"]
+        if drawn["pile"] == "stock":
+            card = drawn["card"]
+        else:
+            card = choose_discard(state["hands"][seat], state["taken"])
+        events += self._discard(state, seat, card, auto=True)
+        return events
+
+    # --- views -------------------------------------------------------------
+    @staticmethod
+    def _scores(state: State) -> dict[str, int]:
+        return {str(s): c for s, c in enumerate(state["crowns"])}
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        n = state["num_seats"]
+        viewer = seat if type(seat) is int and 0 <= seat < n else None
+        mover = self.to_move(state)
+        hands = state["hands"]
+        discard = state["discard"]
+        result = state["round_result"]
+        return {
+            "status": state["status"],
+            "round": state["round"],
+            "turn": {"seat": mover, "phase": state["phase"] if mover is not None else None, "deadline": None},
+            "players": [
+                {
+                    "seat": s,
+                    "cards": len(hands[s]),
+                    "resigned": state["resigned"][s],
+                    "crowns": state["crowns"][s],
+                }
+                for s in range(n)
+            ],
+            "hand": list(hands[viewer]) if viewer is not None else None,
+            "stock": len(state["stock"]),
+            "discard": {"top": discard[-1] if discard else None, "count": len(discard)},
+            "table": {
+                "crowns": self._scores(state),
+                "first_player": state["first_player"],
+                "variant": state["options"]["variant"],
+                "target_wins": state["options"]["target_wins"],
+                "turn_seconds": state["options"]["turn_seconds"],
+                # taken face up from the discard pile this turn, so public; it may not go back
+                "taken": state["taken"],
+            },
+            "scores": self._scores(state),
+            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
+            "round_result": copy_result(result),
+            "winners": list(state["winners"]) if state["winners"] is not None else None,
+        }
+
+    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
+        from engines.zhol.bot import choose_action
+
+        return choose_action(view, level, rng)
+
+
+def copy_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A private copy of a hand's result for a view."""
+    if result is None:
+        return None
+    return dict(
+        result,
+        winners=list(result["winners"]),
+        crowns=dict(result["crowns"]),
+        hands=[
+            dict(
+                h,
+                cards=list(h["cards"]),
+                leftover=list(h["leftover"]),
+                melds=[dict(m, cards=list(m["cards"]), stands_for=list(m["stands_for"])) for m in h["melds"]],
+            )
+            for h in result["hands"]
+        ],
+    )
+
+
+def choose_discard(hand: list[str], taken: str | None) -> str:
+    """The discard leaving the fewest cards outside groups; ties go to the highest card in hand
+    order (jokers are kept when possible)."""
+    best, best_left = None, None
+    for card in reversed(ZholGame._discardable(hand, taken)):
+        rest = list(hand)
+        rest.remove(card)
+        left = best_split(rest, RULES, unmatched).points + (card == JOKER)
+        if best_left is None or left < best_left:
+            best, best_left = card, left
+    assert best is not None
+    return best
+
+
+GAME = ZholGame(
+    id="zhol",
+    name="Zhol",
+    min_seats=2,
+    max_seats=4,
+    variants=tuple(VARIANTS),
+    options={
+        "variant": Option(
+            "string",
+            "small",
+            "small: one deck with 2 jokers, 7 cards; large: two decks, 4 jokers, 14 cards",
+            choices=tuple(VARIANTS),
+        ),
+        "first_player": Option(
+            "integer", None, "seat of the first hand's first player (null: seat 0)", minimum=0, maximum=3
+        ),
+        "target_wins": Option("integer", 5, "crowns (hands won) that win the match", minimum=1),
+        "turn_seconds": Option(
+            "integer", 60, "seconds per turn on the clock in matches with several humans", minimum=5
+        ),
+    },
+)

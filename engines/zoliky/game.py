@@ -1,0 +1,747 @@
+"""Žolíky (RULES.md §1): two players, 108 cards, a 42-point first meld with a pure run.
+
+Decisions where RULES.md is silent (also in docs/rules.md, "Žolíky"):
+
+- Cut: cards are revealed from the bottom of the shuffled stock (last card first) until
+  three are revealed and a normal card has shown; so exactly three, or more only when all
+  three were jokers (then up to the first normal card, at most 5 with 4 jokers). Every
+  revealed joker goes to the cutter, the first revealed normal card is the closing card,
+  other revealed normal cards stay in place at the bottom. `table.cut` lists them all.
+- Deal: one card at a time from the top, cutter first, skipping a full hand; the cutter's
+  jokers (cut and carried over) count toward 13.
+- An action carrying melds puts its new melds down first (ids m1, m2, … in order), then
+  applies its lay-offs in the listed order; a lay-off names a new meld by its position or any
+  table meld by id. A meld action without melds but with lay-offs lays off several at once.
+- The pure run of the opening is judged on the new melds as put down, before the action's
+  lay-offs (which come after the opening and may then touch any meld). A joker in a set
+  whose suit is still open counts as its rank's value.
+- Cards that can be read as a meld in more than one way take the reading worth most points.
+- A lay-off keeps the meld's kind: a set stays a set of its rank, a run stays a run.
+- A joker swap takes one joker per action, from any table meld (either player's); a joker
+  standing for an open suit may be replaced by a card of any suit missing from the set.
+- A turn must end with a discard: a meld, lay-off or take_discard action may not use up the
+  whole hand (at least one card, possibly a joker, must stay). A joker swap leaves the hand
+  size unchanged.
+- Jokers may be discarded. A discard that leaves only jokers (or nothing) in hand closes the
+  round; the closer keeps those jokers for the next round.
+- "Using" the taken discard or closing card means that the action's melds/lay-offs use a
+  card of that code (copies are interchangeable). The closing card may also be laid off
+  (after the player's opening), like the discard.
+- take_closing is one action: take, meld/lay off, discard; it is refused unless that
+  discard leaves no normal card in hand.
+- The stock is refilled when a player draws from an empty stock: the discard pile except
+  its top card is shuffled into it. It cannot happen that even this leaves no card: hands
+  and table melds together never hold more than 26 cards, so stock plus discard pile hold
+  at least 81. A draw would be refused (never crash) if it did.
+- Round result: every hand and its points left (2–10 face, J Q K 10, ace 11, joker 0: a
+  joker in hand stands for no card), the table melds and the winner; the match tally is
+  rounds won. `end_match` makes the seat(s) with most rounds won the winners (a tie: both).
+- Resigning ends the match at once (two players); the other seat wins. It is allowed while
+  the match is active or between rounds, and is not listed in legal_actions.
+- legal_actions: complete draw/discard lists; one template per meld-type action when the
+  rules allow that type now (turn 7+, phase, opening, a table meld to lay off on, a table
+  joker to swap) and the hand has enough cards for it; a template is no promise that a
+  fitting meld exists.
+- Hands in views are sorted by suit (S H D C), then rank A…K, jokers last.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines import rng as rng_mod
+from engines.base import Action, Event, Game, Option, State
+from engines.cards import JOKER, deck, is_card, same_multiset
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
+from engines.melds import Meld
+from engines.zoliky.rules import (
+    CUT_REVEALS,
+    CUTTER_HAND,
+    FIRST_MELDING_TURN,
+    OTHER_HAND,
+    card_points,
+    describe,
+    hand_shortfall,
+    opening_problem,
+    read_meld,
+    sort_key,
+    why_not_a_meld,
+)
+
+ACTION_TYPES = ("draw", "meld", "lay_off", "swap_joker", "take_discard", "take_closing", "discard", "resign")
+_FIELDS: dict[str, tuple[set[str], set[str]]] = {
+    # type: (required fields, optional fields) besides "type"
+    "draw": (set(), set()),
+    "discard": ({"card"}, set()),
+    "meld": ({"melds"}, {"lay_offs"}),
+    "lay_off": ({"meld", "cards"}, set()),
+    "swap_joker": ({"meld", "card"}, set()),
+    "take_discard": (set(), {"melds", "lay_offs"}),
+    "take_closing": ({"discard"}, {"melds", "lay_offs"}),
+    "resign": (set(), set()),
+}
+_MAX_LIST = 108
+
+
+@dataclass
+class _Plan:
+    """The outcome of an action's melds and lay-offs, computed before anything is mutated."""
+
+    hand: list[str]
+    table: list[dict[str, Any]]
+    next_meld: int
+    opened: bool
+    events: list[Event] = field(default_factory=list)
+
+
+def _copy_meld(meld: dict[str, Any]) -> dict[str, Any]:
+    return {**meld, "cards": list(meld["cards"]), "stands_for": list(meld["stands_for"])}
+
+
+def _copy_melds(melds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of table melds: views are built often, and copy.deepcopy is slow."""
+    return [_copy_meld(m) for m in melds]
+
+
+def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **result,
+        "winners": list(result["winners"]),
+        "hands": {s: list(h) for s, h in result["hands"].items()},
+        "points": dict(result["points"]),
+        "melds": _copy_melds(result["melds"]),
+        "wins": dict(result["wins"]),
+    }
+
+
+# --- action schema -----------------------------------------------------------------
+
+
+def _card(value: Any, where: str) -> str:
+    if not is_card(value):
+        raise InvalidAction(f"{where} must be a card code like '7H' or 'JK', not {value!r}")
+    return value
+
+
+def _cards(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise InvalidAction(f"{where} must be a non-empty list of card codes")
+    if len(value) > _MAX_LIST:
+        raise InvalidAction(f"{where} has more cards than the game has")
+    return [_card(c, f"each card of {where}") for c in value]
+
+
+def _meld_lists(value: Any) -> list[list[str]]:
+    if not isinstance(value, list):
+        raise InvalidAction("melds must be a list of melds, each a list of card codes")
+    if len(value) > _MAX_LIST:
+        raise InvalidAction("melds lists more melds than the game has cards")
+    return [_cards(m, f"meld {i}") for i, m in enumerate(value)]
+
+
+def _meld_ref(value: Any, allow_index: bool) -> str | int:
+    if isinstance(value, str) and value:
+        return value
+    if allow_index and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if allow_index:
+        raise InvalidAction("meld must be a table meld id like 'm2' or the position of a new meld (0, 1, …)")
+    raise InvalidAction("meld must be a table meld id like 'm2'")
+
+
+def _lay_off_list(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        raise InvalidAction("lay_offs must be a list of {meld, cards}")
+    if len(value) > _MAX_LIST:
+        raise InvalidAction("lay_offs lists more lay-offs than the game has cards")
+    out = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, dict) or set(entry) != {"meld", "cards"}:
+            raise InvalidAction(f"lay-off {i} must be an object with exactly the fields meld and cards")
+        out.append(
+            {
+                "meld": _meld_ref(entry["meld"], allow_index=True),
+                "cards": _cards(entry["cards"], f"lay-off {i}"),
+            }
+        )
+    return out
+
+
+def parse_action(action: Any) -> dict[str, Any]:
+    """The action checked against the schema and normalised; InvalidAction on anything else."""
+    kind = Game.require_type(action, ACTION_TYPES)
+    required, optional = _FIELDS[kind]
+    fields = set(action) - {"type"}
+    missing = sorted(required - fields)
+    if missing:
+        raise InvalidAction(f"a {kind} action needs the field(s) {', '.join(missing)}")
+    unknown = sorted(fields - required - optional)
+    if unknown:
+        raise InvalidAction(f"a {kind} action has no field(s) {', '.join(unknown)}")
+    out: dict[str, Any] = {"type": kind}
+    if kind == "discard":
+        out["card"] = _card(action["card"], "card")
+    elif kind == "lay_off":
+        out["meld"] = _meld_ref(action["meld"], allow_index=False)
+        out["cards"] = _cards(action["cards"], "cards")
+    elif kind == "swap_joker":
+        out["meld"] = _meld_ref(action["meld"], allow_index=False)
+        out["card"] = _card(action["card"], "card")
+    elif kind in ("meld", "take_discard", "take_closing"):
+        out["melds"] = _meld_lists(action.get("melds", []))
+        out["lay_offs"] = _lay_off_list(action.get("lay_offs", []))
+        if kind == "take_closing":
+            out["discard"] = _card(action["discard"], "discard")
+    return out
+
+
+# --- the game ------------------------------------------------------------------------
+
+
+class ZolikyGame(Game):
+    """Žolíky for two players."""
+
+    def full_deck(self, options: dict[str, Any]) -> list[str]:
+        return deck(copies=2, jokers=4)
+
+    # --- life cycle ----------------------------------------------------------------
+
+    def new_match(
+        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+    ) -> tuple[State, list[Event]]:
+        if num_seats != 2:
+            raise InvalidOptions("Žolíky is played by 2 players")
+        if deck is not None and not same_multiset(list(deck), self.full_deck(options)):
+            raise InvalidOptions(
+                "the deck must be the 108 Žolíky cards (two decks and 4 jokers) in some order"
+            )
+        state: State = {
+            "schema_version": 1,
+            "status": "active",
+            "rng": rng_mod.new_rng_state(seed),
+            "options": dict(options),
+            "round": 0,
+            "cutter": options["first_cutter"],
+            "wins": [0, 0],
+            "carried_jokers": 0,
+            "resigned": [False, False],
+            "round_result": None,
+            "winners": None,
+        }
+        events = self._start_round(state, list(deck) if deck is not None else None)
+        return state, events
+
+    def start_next_round(self, state: State) -> list[Event]:
+        if state["status"] != "round_over":
+            raise MatchNotActive("the next round can start only after a round is over")
+        return self._start_round(state, None)
+
+    def _start_round(self, state: State, stacked: list[str] | None) -> list[Event]:
+        cutter = state["cutter"]
+        other = 1 - cutter
+        carried = state["carried_jokers"]
+        if stacked is not None:
+            stock = stacked
+        else:
+            # The winner's carried jokers stay in their hand; everything else is shuffled.
+            stock = deck(copies=2, jokers=4 - carried)
+            rng_mod.shuffle(state["rng"], stock)
+        # The cut, from the bottom (the end of the list, as the list is top first).
+        revealed: list[str] = []
+        taken: list[int] = []
+        closing: str | None = None
+        cut_jokers = 0
+        index = len(stock) - 1
+        while len(revealed) < CUT_REVEALS or closing is None:
+            card = stock[index]
+            revealed.append(card)
+            if card == JOKER:
+                cut_jokers += 1
+                taken.append(index)
+            elif closing is None:
+                closing = card
+                taken.append(index)
+            index -= 1
+        for i in sorted(taken, reverse=True):
+            del stock[i]
+        hands: list[list[str]] = [[], []]
+        hands[cutter] = [JOKER] * (carried + cut_jokers)
+        targets = {cutter: CUTTER_HAND, other: OTHER_HAND}
+        seat = cutter
+        while len(hands[cutter]) < CUTTER_HAND or len(hands[other]) < OTHER_HAND:
+            if len(hands[seat]) < targets[seat]:
+                hands[seat].append(stock.pop(0))
+            seat = 1 - seat
+        state.update(
+            {
+                "status": "active",
+                "round": state["round"] + 1,
+                "hands": hands,
+                "stock": stock,
+                "discard": [],
+                "closing_card": closing,
+                "cut": revealed,
+                "melds": [],
+                "next_meld": 1,
+                "opened": [False, False],
+                "turn_number": 1,
+                "turn_seat": cutter,
+                # The cutter already holds 13: their first turn only discards.
+                "phase": "discard",
+                "carried_jokers": 0,
+            }
+        )
+        return [
+            {"type": "round_start", "round": state["round"], "cutter": cutter, "carried_jokers": carried},
+            {
+                "type": "cut",
+                "seat": cutter,
+                "revealed": list(revealed),
+                "closing_card": closing,
+                "jokers": cut_jokers,
+            },
+            {
+                "type": "deal",
+                "cards": {str(s): len(hands[s]) for s in (0, 1)},
+                "secret": {str(s): {"hand": sorted(hands[s], key=sort_key)} for s in (0, 1)},
+            },
+        ]
+
+    def to_move(self, state: State) -> int | None:
+        return state["turn_seat"] if state["status"] == "active" else None
+
+    # --- legal actions -----------------------------------------------------------------
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if state["status"] != "active" or state["turn_seat"] != seat:
+            return []
+        hand = state["hands"][seat]
+        phase = state["phase"]
+        may_meld = state["turn_number"] >= FIRST_MELDING_TURN
+        opened = state["opened"][seat]
+        out: list[Action] = []
+        if phase == "draw":
+            out.append({"type": "draw"})
+            if may_meld and state["discard"] and (opened or len(hand) >= 3):
+                out.append({"type": "take_discard", "melds": [], "lay_offs": []})
+            if may_meld and state["closing_card"] is not None and (opened or len(hand) >= 3):
+                out.append({"type": "take_closing", "melds": [], "lay_offs": [], "discard": ""})
+            return out
+        # Only an unopened hand could be refused a discard (closing needs the opening).
+        check = not opened and sum(c != JOKER for c in hand) < 2
+        out.extend(
+            {"type": "discard", "card": c}
+            for c in sorted(set(hand), key=sort_key)
+            if not check or self._discard_problem(state, seat, c) is None
+        )
+        if phase == "play" and may_meld:
+            if len(hand) >= 4:
+                out.append({"type": "meld", "melds": [], "lay_offs": []})
+            if opened and state["melds"] and len(hand) >= 2:
+                out.append({"type": "lay_off", "meld": "", "cards": []})
+            if opened and any(JOKER in m["cards"] for m in state["melds"]) and any(c != JOKER for c in hand):
+                out.append({"type": "swap_joker", "meld": "", "card": ""})
+        return out
+
+    # --- actions -----------------------------------------------------------------------
+
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        parsed = parse_action(action)
+        if parsed["type"] == "resign":
+            return self._resign(state, seat)
+        self.require_turn(state, seat, self.to_move(state))
+        kind = parsed["type"]
+        phase = state["phase"]
+        if kind in ("draw", "take_discard", "take_closing"):
+            if phase == "discard":
+                raise IllegalAction("your first turn as the cutter only discards: you already hold 13 cards")
+            if phase == "play":
+                raise IllegalAction("you have already drawn this turn")
+        elif kind == "discard":
+            if phase == "draw":
+                raise IllegalAction("draw a card first: every turn starts with a draw")
+        else:
+            if phase == "draw":
+                raise IllegalAction("draw a card first: you may meld, lay off or swap only after drawing")
+            if phase == "discard":
+                raise IllegalAction("your first turn as the cutter only discards")
+        if kind != "draw" and kind != "discard":
+            self._require_melding_turn(state, kind)
+        handler = getattr(self, f"_do_{kind}")
+        return handler(state, seat, parsed)
+
+    def _require_melding_turn(self, state: State, kind: str) -> None:
+        if state["turn_number"] < FIRST_MELDING_TURN:
+            what = {
+                "meld": "melding",
+                "lay_off": "laying off",
+                "swap_joker": "swapping jokers",
+                "take_discard": "taking the discard",
+                "take_closing": "taking the closing card",
+            }[kind]
+            raise IllegalAction(
+                f"{what} is allowed only from turn {FIRST_MELDING_TURN} of the round, "
+                f"after three full circuits; this is turn {state['turn_number']}"
+            )
+
+    def _resign(self, state: State, seat: int) -> list[Event]:
+        if state["status"] not in ("active", "round_over"):
+            raise MatchNotActive("the match is not in play right now")
+        if not isinstance(seat, int) or seat not in (0, 1):
+            raise NotYourTurn("only a player of this match can resign")
+        state["resigned"][seat] = True
+        state["status"] = "finished"
+        state["winners"] = [1 - seat]
+        return [{"type": "resign", "seat": seat}, {"type": "match_end", "winners": [1 - seat]}]
+
+    def _do_draw(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        events: list[Event] = []
+        if not state["stock"]:
+            refill = state["discard"][:-1]
+            if not refill:
+                raise IllegalAction("the stock and the discard pile are both exhausted")
+            rng_mod.shuffle(state["rng"], refill)
+            state["stock"] = refill
+            state["discard"] = state["discard"][-1:]
+            events.append({"type": "reshuffle", "count": len(refill)})
+        card = state["stock"].pop(0)
+        state["hands"][seat].append(card)
+        state["phase"] = "play"
+        events.append({"type": "draw", "seat": seat, "pile": "stock", "secret": {str(seat): {"card": card}}})
+        return events
+
+    def _do_meld(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        if not action["melds"] and not action["lay_offs"]:
+            raise IllegalAction("put down at least one meld or lay-off")
+        plan = self._plan(state, seat, state["hands"][seat], action["melds"], action["lay_offs"])
+        self._require_card_left(plan)
+        self._commit(state, seat, plan)
+        return plan.events
+
+    def _do_lay_off(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        if not state["opened"][seat]:
+            raise IllegalAction("you may lay off only after your own first meld")
+        plan = self._plan(
+            state, seat, state["hands"][seat], [], [{"meld": action["meld"], "cards": action["cards"]}]
+        )
+        self._require_card_left(plan)
+        self._commit(state, seat, plan)
+        return plan.events
+
+    def _do_swap_joker(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        if not state["opened"][seat]:
+            raise IllegalAction("you may swap a joker only after your own first meld")
+        card = action["card"]
+        if card == JOKER:
+            raise IllegalAction("a joker is swapped for the normal card it stands for, not for another joker")
+        index = self._find_meld(state["melds"], action["meld"])
+        meld = state["melds"][index]
+        if JOKER not in meld["cards"]:
+            raise IllegalAction(f"meld {meld['id']} ({describe(meld['cards'])}) has no joker to swap")
+        if card not in state["hands"][seat]:
+            raise IllegalAction(f"you do not hold {card}")
+        if meld["kind"] == "run":
+            stands = [s for c, s in zip(meld["cards"], meld["stands_for"], strict=True) if c == JOKER]
+            if card not in stands:
+                raise IllegalAction(
+                    f"the joker in {meld['id']} stands for {' or '.join(stands)}; "
+                    "only that card can replace it"
+                )
+        else:
+            set_rank = next(c[0] for c in meld["cards"] if c != JOKER)
+            present = {c[1] for c in meld["cards"] if c != JOKER}
+            if card[0] != set_rank or card[1] in present:
+                raise IllegalAction(
+                    f"a joker in the set {meld['id']} can be replaced only by a {set_rank} of a suit "
+                    "not yet in the set"
+                )
+        cards = list(meld["cards"])
+        cards.remove(JOKER)
+        cards.append(card)
+        result = read_meld(cards, kind=meld["kind"])
+        if result is None:  # pragma: no cover - the checks above make the swap valid
+            raise IllegalAction(f"{card} cannot replace the joker in {meld['id']}")
+        hand = state["hands"][seat]
+        hand.remove(card)
+        hand.append(JOKER)
+        meld["cards"] = list(result.cards)
+        meld["stands_for"] = list(result.stands_for)
+        return [
+            {"type": "swap_joker", "seat": seat, "meld": meld["id"], "card": card, "result": _copy_meld(meld)}
+        ]
+
+    def _do_take_discard(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        if not state["discard"]:
+            raise IllegalAction("the discard pile is empty")
+        top = state["discard"][-1]
+        self._require_used(action, top, "the top discard", "take it")
+        plan = self._plan(state, seat, [*state["hands"][seat], top], action["melds"], action["lay_offs"])
+        self._require_card_left(plan)
+        state["discard"].pop()
+        state["phase"] = "play"
+        self._commit(state, seat, plan)
+        return [{"type": "take_discard", "seat": seat, "card": top}, *plan.events]
+
+    def _do_take_closing(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        closing = state["closing_card"]
+        if closing is None:  # pragma: no cover - the closing card is set aside every round
+            raise IllegalAction("there is no closing card this round")
+        self._require_used(action, closing, "the closing card", "take it")
+        plan = self._plan(state, seat, [*state["hands"][seat], closing], action["melds"], action["lay_offs"])
+        card = action["discard"]
+        if card not in plan.hand:
+            raise IllegalAction(f"you cannot discard {card}: you would not hold it after melding")
+        rest = list(plan.hand)
+        rest.remove(card)
+        left = [c for c in rest if c != JOKER]
+        if left:
+            raise IllegalAction(
+                "you may take the closing card only to close the round in the same turn; "
+                f"after discarding {card} you would still hold {describe(sorted(left, key=sort_key))}"
+            )
+        state["closing_card"] = None
+        self._commit(state, seat, plan)
+        events = [{"type": "take_closing", "seat": seat, "card": closing}, *plan.events]
+        events.extend(self._discard(state, seat, card))
+        return events
+
+    def _do_discard(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
+        card = action["card"]
+        problem = self._discard_problem(state, seat, card)
+        if problem:
+            raise IllegalAction(problem)
+        return self._discard(state, seat, card)
+
+    def _discard_problem(self, state: State, seat: int, card: str) -> str | None:
+        hand = state["hands"][seat]
+        if card not in hand:
+            return f"you do not hold {card}"
+        rest = list(hand)
+        rest.remove(card)
+        if not state["opened"][seat] and all(c == JOKER for c in rest):
+            # Unreachable in play (an unopened hand keeps 12+ cards), kept as the rule's guard.
+            return "you can close the round only after your own first meld"
+        return None
+
+    # --- shared steps ------------------------------------------------------------------
+
+    @staticmethod
+    def _require_used(action: dict[str, Any], card: str, name: str, verb: str) -> None:
+        used = [c for m in action["melds"] for c in m] + [c for lo in action["lay_offs"] for c in lo["cards"]]
+        if card not in used:
+            raise IllegalAction(
+                f"you may {verb} only to use it at once: {name} ({card}) must be in a new meld or a lay-off "
+                "of this action"
+            )
+
+    @staticmethod
+    def _require_card_left(plan: _Plan) -> None:
+        if not plan.hand:
+            raise IllegalAction("you must keep a card: every turn ends with a discard")
+
+    @staticmethod
+    def _find_meld(table: list[dict[str, Any]], ref: str) -> int:
+        for i, meld in enumerate(table):
+            if meld["id"] == ref:
+                return i
+        raise IllegalAction(f"there is no meld {ref} on the table")
+
+    def _plan(
+        self,
+        state: State,
+        seat: int,
+        hand: list[str],
+        meld_lists: list[list[str]],
+        lay_offs: list[dict[str, Any]],
+    ) -> _Plan:
+        """Check melds then lay-offs against `hand` and the table, on copies; raise IllegalAction."""
+        used = [c for m in meld_lists for c in m] + [c for lo in lay_offs for c in lo["cards"]]
+        shortfall = hand_shortfall(hand, used)
+        if shortfall:
+            raise IllegalAction(shortfall)
+        opened = state["opened"][seat]
+        new: list[Meld] = []
+        for cards in meld_lists:
+            meld = read_meld(cards)
+            if meld is None:
+                raise IllegalAction(why_not_a_meld(cards))
+            new.append(meld)
+        if new and not opened:
+            problem = opening_problem(new)
+            if problem:
+                raise IllegalAction(problem)
+        if lay_offs and not opened and not new:
+            raise IllegalAction("you may lay off only after your own first meld")
+        table = _copy_melds(state["melds"])
+        next_meld = state["next_meld"]
+        events: list[Event] = []
+        new_ids = []
+        for meld in new:
+            entry = {
+                "id": f"m{next_meld}",
+                "owner": seat,
+                "kind": meld.kind,
+                "cards": list(meld.cards),
+                "stands_for": list(meld.stands_for),
+            }
+            next_meld += 1
+            table.append(entry)
+            new_ids.append(entry["id"])
+            events.append({"type": "meld", "seat": seat, "meld": _copy_meld(entry)})
+        for lay_off in lay_offs:
+            ref = lay_off["meld"]
+            if isinstance(ref, int):
+                if not 0 <= ref < len(new_ids):
+                    raise IllegalAction(
+                        f"a lay-off names new meld {ref}, "
+                        f"but this action puts down {len(new_ids)} new meld(s)"
+                    )
+                ref = new_ids[ref]
+            target = table[self._find_meld(table, ref)]
+            result = read_meld([*target["cards"], *lay_off["cards"]], kind=target["kind"])
+            if result is None:
+                raise IllegalAction(
+                    f"{describe(lay_off['cards'])} cannot be laid off on {target['id']} "
+                    f"({describe(target['cards'])}): the {target['kind']} would not stay valid"
+                )
+            target["cards"] = list(result.cards)
+            target["stands_for"] = list(result.stands_for)
+            events.append(
+                {
+                    "type": "lay_off",
+                    "seat": seat,
+                    "meld": target["id"],
+                    "cards": list(lay_off["cards"]),
+                    "result": _copy_meld(target),
+                }
+            )
+        rest = list(hand)
+        for card in used:
+            rest.remove(card)
+        return _Plan(hand=rest, table=table, next_meld=next_meld, opened=opened or bool(new), events=events)
+
+    @staticmethod
+    def _commit(state: State, seat: int, plan: _Plan) -> None:
+        state["hands"][seat] = plan.hand
+        state["melds"] = plan.table
+        state["next_meld"] = plan.next_meld
+        state["opened"][seat] = plan.opened
+
+    def _discard(self, state: State, seat: int, card: str) -> list[Event]:
+        hand = state["hands"][seat]
+        hand.remove(card)
+        state["discard"].append(card)
+        events: list[Event] = [{"type": "discard", "seat": seat, "card": card}]
+        if all(c == JOKER for c in hand):
+            events.extend(self._end_round(state, seat))
+        else:
+            state["turn_number"] += 1
+            state["turn_seat"] = 1 - seat
+            state["phase"] = "draw"
+        return events
+
+    def _end_round(self, state: State, winner: int) -> list[Event]:
+        state["wins"][winner] += 1
+        state["carried_jokers"] = state["hands"][winner].count(JOKER)
+        state["cutter"] = winner
+        hands = {str(s): sorted(state["hands"][s], key=sort_key) for s in (0, 1)}
+        result = {
+            "round": state["round"],
+            "winners": [winner],
+            "winner": winner,
+            "hands": hands,
+            "points": {s: sum(card_points(c) for c in h) for s, h in hands.items()},
+            "melds": _copy_melds(state["melds"]),
+            "carried_jokers": state["carried_jokers"],
+            "wins": {str(s): state["wins"][s] for s in (0, 1)},
+        }
+        state["round_result"] = result
+        state["turn_seat"] = None
+        state["phase"] = None
+        events: list[Event] = [{"type": "round_end", **_copy_result(result)}]
+        if state["wins"][winner] >= state["options"]["target_wins"]:
+            state["status"] = "finished"
+            state["winners"] = [winner]
+            events.append({"type": "match_end", "winners": [winner]})
+        else:
+            state["status"] = "round_over"
+        return events
+
+    def end_match(self, state: State) -> list[Event]:
+        if state["status"] not in ("active", "round_over"):
+            raise MatchNotActive("the match is not in play right now")
+        best = max(state["wins"])
+        winners = [s for s in (0, 1) if state["wins"][s] == best]
+        state["status"] = "finished"
+        state["winners"] = winners
+        state["turn_seat"] = None
+        state["phase"] = None
+        return [{"type": "match_end", "winners": winners, "ended_by_host": True}]
+
+    # --- view ----------------------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        active = state["status"] == "active"
+        own = seat if seat in (0, 1) else None
+        return {
+            "status": state["status"],
+            "round": state["round"],
+            "turn": {
+                "seat": state["turn_seat"] if active else None,
+                "phase": state["phase"] if active else None,
+                "deadline": None,
+            },
+            "players": [
+                {
+                    "seat": s,
+                    "cards": len(state["hands"][s]),
+                    "resigned": state["resigned"][s],
+                    "opened": state["opened"][s],
+                    "wins": state["wins"][s],
+                    "cutter": s == state["cutter"] and active,
+                }
+                for s in (0, 1)
+            ],
+            "hand": sorted(state["hands"][own], key=sort_key) if own is not None else None,
+            "stock": len(state["stock"]),
+            "discard": {
+                "top": state["discard"][-1] if state["discard"] else None,
+                "count": len(state["discard"]),
+            },
+            "table": {
+                "melds": _copy_melds(state["melds"]),
+                "closing_card": state["closing_card"],
+                "cut": list(state["cut"]),
+                "opened": list(state["opened"]),
+                "turn_number": state["turn_number"],
+            },
+            "scores": {str(s): state["wins"][s] for s in (0, 1)},
+            "legal_actions": self.legal_actions(state, own) if own is not None else [],
+            "round_result": _copy_result(state["round_result"]) if state["round_result"] else None,
+            "winners": list(state["winners"]) if state["winners"] is not None else None,
+        }
+
+    # --- bot ---------------------------------------------------------------------------
+
+    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
+        from engines.zoliky.bot import choose
+
+        return choose(view, rng)
+
+
+GAME = ZolikyGame(
+    id="zoliky",
+    name="Žolíky",
+    min_seats=2,
+    max_seats=2,
+    options={
+        "first_cutter": Option(
+            "integer", 0, "the seat that cuts (and starts) the first round", minimum=0, maximum=1
+        ),
+        "target_wins": Option("integer", 5, "rounds a player must win to win the match", minimum=1),
+    },
+)
+
+__all__ = ["GAME", "ZolikyGame", "parse_action"]

@@ -1,0 +1,111 @@
+"""Žolíky card points, meld reading and the opening test, shared by the engine and its bot."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from engines.cards import JOKER, RANK_VALUE, STANDARD_52, rank, suit
+from engines.melds import Meld, MeldRules, classify, interpretations
+
+# RULES.md §1 "Melds": aces low or high (never wrapping), sets of 3–4 distinct suits,
+# a joker never at either end of a run.
+RULES = MeldRules(ace_low=True, ace_high=True, max_set=4, set_distinct_suits=True, wild_at_run_ends=False)
+# The same rules with jokers allowed at run ends, only to explain a refusal in words.
+_RULES_WILD_ENDS = MeldRules(ace_low=True, ace_high=True, max_set=4, set_distinct_suits=True)
+
+OPENING_POINTS = 42
+FIRST_MELDING_TURN = 7
+CUTTER_HAND = 13
+OTHER_HAND = 12
+CUT_REVEALS = 3
+
+
+def rank_points(r: str) -> int:
+    """Points of a rank for the 42: 2–10 face value, J Q K 10, ace 11 (also in A-2-3)."""
+    if r == "A":
+        return 11
+    return min(RANK_VALUE[r], 10)
+
+
+def card_points(code: str) -> int:
+    """Points of a card left in hand: a joker there stands for no card, so it counts 0."""
+    return 0 if code == JOKER else rank_points(rank(code))
+
+
+def meld_points(meld: Meld) -> int:
+    """Points of a meld for the opening: every joker counts as the card it stands for."""
+    return sum(rank_points(code[0]) for code in meld.stands_for)
+
+
+def read_meld(cards: Sequence[str], kind: str | None = None) -> Meld | None:
+    """The reading of `cards` as one meld (of `kind` when given), worth the most points; None if none."""
+    readings = [m for m in interpretations(list(cards), RULES) if kind is None or m.kind == kind]
+    if not readings:
+        return None
+    return max(readings, key=meld_points)
+
+
+def is_pure_run(meld: Meld) -> bool:
+    return meld.kind == "run" and JOKER not in meld.cards
+
+
+def opening_problem(melds: Sequence[Meld]) -> str | None:
+    """Why these new melds cannot be a first meld, in a player's words; None when they can."""
+    worth = sum(meld_points(m) for m in melds)
+    short = worth < OPENING_POINTS
+    impure = not any(is_pure_run(m) for m in melds)
+    if short and impure:
+        return (
+            f"the first meld needs at least {OPENING_POINTS} points and a run without jokers; "
+            f"these melds are worth {worth} and have no such run"
+        )
+    if short:
+        return f"the first meld needs at least {OPENING_POINTS} points; these melds are worth {worth}"
+    if impure:
+        return "the first meld needs a run without jokers"
+    return None
+
+
+def describe(cards: Iterable[str]) -> str:
+    return " ".join(cards)
+
+
+def why_not_a_meld(cards: Sequence[str]) -> str:
+    """A player-facing reason why `cards` form no meld."""
+    shown = describe(cards)
+    naturals = [c for c in cards if c != JOKER]
+    if len(cards) < 3:
+        return f"a meld needs at least 3 cards; {shown} has {len(cards)}"
+    if not naturals:
+        return "a meld needs at least one normal card besides jokers"
+    if len({rank(c) for c in naturals}) == 1:
+        if len(cards) > 4:
+            return f"{shown} is not a meld: a set has at most 4 cards"
+        twice = [c for c, n in Counter(naturals).items() if n > 1]
+        if twice:
+            return f"{shown} is not a meld: two {twice[0]} cannot be in one set"
+    if classify(list(cards), _RULES_WILD_ENDS) is not None:
+        return f"{shown} is not a meld: a joker may stand only inside a run, not at its end"
+    if len({suit(c) for c in naturals}) > 1 and len({rank(c) for c in naturals}) > 1:
+        return f"{shown} is not a meld: a run needs one suit and a set one rank"
+    return f"{shown} is neither a run nor a set"
+
+
+def hand_shortfall(hand: Sequence[str], used: Iterable[str]) -> str | None:
+    """Which used card the hand lacks, in words; None when the hand holds them all."""
+    have = Counter(hand)
+    for card, n in sorted(Counter(used).items()):
+        if have[card] < n:
+            if have[card] == 0:
+                return f"you do not hold {card}"
+            return f"you hold only {have[card]} × {card}, not {n}"
+    return None
+
+
+# Hand order: by suit (S H D C), then rank A…K; jokers last.
+_ORDER = {code: i for i, code in enumerate([*STANDARD_52, JOKER])}
+
+
+def sort_key(code: str) -> int:
+    return _ORDER[code]
