@@ -191,3 +191,22 @@ def test_zhol_host_passes_in_joining_order(api, worker):
     view = play_until(api, "zhol", match_id, tokens, random.Random(9), round_over, check_every=20)
     events = api.events(match_id)["events"]
     assert any(e.get("bot") and e.get("seat") in (0, 3) for e in events)
+
+
+def test_zhol_clock_job_for_a_played_turn_does_nothing(api, app):
+    created = api.create(
+        "zhol", [{"kind": "human"}, {"kind": "human"}], seed=6, options={"turn_seconds": 600}
+    )
+    match_id = created["id"]
+    tokens = [s["token"] for s in created["seats"]]
+    svc = app.extensions["cardtable"]
+    first_turn = svc.store.load(match_id).record["clock"]["turn"]
+    seat = api.view(match_id)["turn"]["seat"]
+    human_move(api, "zhol", match_id, tokens[seat], random.Random(1))  # draw
+    # The same turn goes on after the draw: its clock, and deadline, stay.
+    assert svc.store.load(match_id).record["clock"]["turn"] == first_turn
+    human_move(api, "zhol", match_id, tokens[seat], random.Random(1))  # discard
+    version = api.view(match_id)["version"]
+    assert svc.clock_expired(match_id, first_turn) == "stale"
+    assert api.view(match_id)["version"] == version
+    assert svc.store.load(match_id).record["clock"]["turn"] == first_turn + 1
