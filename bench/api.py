@@ -28,7 +28,7 @@ sys.path.insert(0, ROOT)
 
 from service.embedded import free_port, start_redis  # noqa: E402
 
-FLOOR_APP = '''
+FLOOR_APP = """
 import os, json, redis
 from flask import Flask, Response, request
 app = Flask("floor")
@@ -42,7 +42,7 @@ def floor(key):
     r.set("floor:" + key, json.dumps({"blob": BLOB, "body": body}))
     return Response(json.dumps({"ok": True, "n": len(old or b""), "blob": BLOB[: len(BLOB) // 2]}),
                     mimetype="application/json")
-'''
+"""
 
 
 def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, cwd: str) -> subprocess.Popen:
@@ -193,6 +193,10 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
+def latency(values: list[float]) -> str:
+    return f"p50 {pct(values, 0.5):.1f} ms, p99 {pct(values, 0.99):.1f} ms"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--clients", type=int, default=32)
@@ -206,7 +210,8 @@ def main() -> None:
 
     tmp = tempfile.mkdtemp(prefix="cardtable-bench-")
     redis_proc, url = start_redis(os.path.join(tmp, "redis"))
-    env = dict(os.environ, REDIS_URL=url, CARDTABLE_RATE_LIMIT="0", PYTHONPATH=ROOT, CARDTABLE_LOG_LEVEL="WARNING")
+    env = dict(os.environ, REDIS_URL=url, CARDTABLE_RATE_LIMIT="0", PYTHONPATH=ROOT)
+    env["CARDTABLE_LOG_LEVEL"] = "WARNING"
     procs = []
     try:
         # --- the service ---
@@ -242,8 +247,8 @@ def main() -> None:
 
     rate, frate = moves / wall, fn / fwall
     print(f"clients {threads * args.processes}, gunicorn {args.workers} workers x {args.threads} threads")
-    print(f"service: {moves} moves in {wall:.1f}s = {rate:.0f} moves/s; p50 {pct(lat, .5):.1f} ms, p99 {pct(lat, .99):.1f} ms")
-    print(f"floor:   {fn} requests in {fwall:.1f}s = {frate:.0f} req/s; p50 {pct(flat, .5):.1f} ms, p99 {pct(flat, .99):.1f} ms")
+    print(f"service: {moves} moves in {wall:.1f}s = {rate:.0f} moves/s; {latency(lat)}")
+    print(f"floor:   {fn} requests in {fwall:.1f}s = {frate:.0f} req/s; {latency(flat)}")
     print(f"ratio moves/s to floor: {rate / frate:.2f} (target >= 0.60); p99 target <= 40 ms")
     if mem:
         print(
