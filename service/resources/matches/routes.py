@@ -64,7 +64,7 @@ def _errors(*codes):
 
 @blp.route("")
 class Matches(MethodView):
-    @blp.arguments(CreateMatchSchema)
+    @blp.arguments(CreateMatchSchema())
     @blp.response(201, CreatedSchema)
     @_errors(403, 422, 429)
     def post(self, body):
@@ -87,7 +87,7 @@ class MatchView(MethodView):
 
 @blp.route("/<match_id>/join")
 class Join(MethodView):
-    @blp.arguments(JoinSchema)
+    @blp.arguments(JoinSchema())
     @blp.response(200, JoinedSchema)
     @_errors(404, 409, 422)
     def post(self, body, match_id):
@@ -109,8 +109,8 @@ def _if_match(raw: str | None) -> int | None:
 
 @blp.route("/<match_id>/actions")
 class Actions(MethodView):
-    @blp.arguments(ActionHeadersSchema, location="headers")
-    @blp.arguments(ActionSchema)
+    @blp.arguments(ActionHeadersSchema(), location="headers")
+    @blp.arguments(ActionSchema())
     @blp.response(200, ViewSchema)
     @_errors(401, 404, 409, 412, 422)
     @blp.doc(security=AUTH)
@@ -161,7 +161,7 @@ class Leave(MethodView):
 
 @blp.route("/<match_id>/events")
 class Events(MethodView):
-    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
