@@ -1,0 +1,6 @@
+"""Three Thirteen (RULES.md §2): the engine object `GAME` and its building blocks."""
+
+from engines.three_thirteen.game import GAME, ThreeThirteenGame
+from engines.three_thirteen.rules import card_points, meld_rules, points_function, schedule
+
+__all__ = ["GAME", "ThreeThirteenGame", "card_points", "meld_rules", "points_function", "schedule"]

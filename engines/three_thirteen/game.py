@@ -1,0 +1,655 @@
+"""The rules of Three Thirteen (RULES.md §2): deal, draw and discard, going out, scoring, variations.
+
+Decisions where RULES.md is silent (also listed in docs/rules.md):
+
+- `jokers_wild` adds 4 jokers (two decks with two jokers each): 108 cards.
+- Contradictory options are refused: `joker_dump` needs `jokers_wild`; `extra_rounds` and
+  `up_and_down` both redefine the round list (12th/13th rounds after the 13-card round against
+  exactly 22 rounds 3→13→3), so they cannot be combined. Every round must leave at least two
+  cards besides the hands (the first discard and one stock card), counting dumped jokers as gone:
+  7 players cannot play `extra_rounds` (15 × 7 = 105 cards) unless `jokers_wild` is on and
+  `joker_dump` off. `all_wild_melds` is accepted without jokers but changes nothing there: cards
+  of the wild rank alone already form a plain set of that rank.
+- `up_and_down` deals 3, 4, …, 13, 13, 12, …, 3 cards (22 rounds); `extra_rounds` plays 13
+  rounds, the 12th with 14 cards (aces wild) and the 13th with 15 (2s wild).
+- A player may take the top discard and discard that same card again.
+- The stock is renewed when a turn begins with it empty: the discard pile except its top card is
+  shuffled (seeded) into a new stock.
+- Going out: the player's hand is laid face up on the table as melds (the engine's minimal split)
+  and stays visible in `table.melds` for the final turns. The other players take their final
+  turns in seat order from the player after the one who went out; nobody else can go out then,
+  but a final hand that melds completely scores 0 anyway.
+- `joker_dump`: `{"type": "discard", "card": "JK", "onto": <seat>}` puts a joker face up in front
+  of another player instead of on the discard pile. It is out of play for the round and counts
+  nothing for anybody; it ends the turn like any discard (going out included). A joker may still
+  be discarded on the pile the ordinary way.
+- `false_out_penalty`: going out is no longer detected; the player declares it with
+  `"declare_out": true` on their discard. A correct declaration goes out; a wrong one adds 20
+  points to that player's round score (never doubled), the discard stands and play goes on. A
+  declaration is possible only while nobody has gone out, as often as the player likes.
+- `redemption_round`: each final turn is draw, discard, then a "lay_off" phase: the player may lay
+  off any cards of their hand, one at a time (`{"type": "lay_off", "card": "9H", "meld": "m2"}`),
+  onto the melds on the table (those of the player who went out and of players whose final turn
+  is over; a wild card in a table meld may change what it stands for), and ends the phase with
+  `{"type": "end_turn"}`. The engine then lays the rest of the hand's minimal split on the table,
+  where later players may lay off onto it. The phase is skipped when no lay-off is possible. A
+  player left with no unmatched card scores 0.
+- Unmatched cards: ace 1 (15 with `aces_high_low`), 2–10 face value, J Q K 10 (11/12/13 with
+  `face_cards_11_12_13`), a card of the wild rank 15 (whatever its rank), a joker 20;
+  `double_face_rounds` doubles the round's points of every J, Q and K round (both passes of
+  `up_and_down`), but not a false-out penalty.
+- `{"type": "resign"}` is accepted while the match is active or between rounds and is not listed
+  in `legal_actions`. With 3+ players the seat keeps playing (a bot plays it) and ranks last; when
+  fewer than two seats have not resigned, the match ends and the one left wins.
+- The winners are the seats that have not resigned with the lowest total; `round_result.winners`
+  are the seats with the round's lowest points.
+- An action is checked in this order: its shape (InvalidAction), the match in play
+  (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction). A field only
+  an option allows (`onto`, `declare_out: true`) is an IllegalAction when the option is off.
+- Hands in views are sorted by suit (S H D C), then rank A…K, jokers last.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from engines import rng as rngmod
+from engines.base import Action, Event, Game, Option, State
+from engines.cards import JOKER, is_card, same_multiset
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
+from engines.melds import Meld, MeldRules, Split, best_split, classify, goes_out
+from engines.three_thirteen import rules as tt
+
+MIN_SEATS, MAX_SEATS = 2, 7
+BOOLEAN_OPTIONS = {
+    "aces_high_low": "aces high or low in runs (Q-K-A); an unmatched ace costs 15",
+    "face_cards_11_12_13": "unmatched J, Q and K cost 11, 12 and 13 instead of 10",
+    "extra_rounds": "rounds 12 and 13 with 14 and 15 cards, aces and then 2s wild",
+    "jokers_wild": "add 4 jokers, always wild; an unmatched joker costs 20",
+    "joker_dump": "a joker may be discarded in front of another player, where it counts nothing",
+    "up_and_down": "22 rounds: 3 cards up to 13 and back down to 3",
+    "redemption_round": "after someone goes out, the others may lay off cards onto the table melds",
+    "double_face_rounds": "points are doubled in the J, Q and K rounds",
+    "all_wild_melds": "a meld may be made of wild cards only",
+    "false_out_penalty": "players declare going out themselves; a wrong declaration costs 20 points",
+    "multiple_wilds": "a meld may hold more than one wild card",
+}
+FIELDS = {
+    "draw": ({"pile"}, {"pile"}),
+    "discard": ({"card"}, {"card", "onto", "declare_out"}),
+    "lay_off": ({"card", "meld"}, {"card", "meld"}),
+    "end_turn": (set(), set()),
+    "resign": (set(), set()),
+}
+SHAPES = {
+    "draw": '{"type": "draw", "pile": "stock" | "discard"}',
+    "discard": '{"type": "discard", "card": "7H"} (optional "onto": <seat>, "declare_out": true)',
+    "lay_off": '{"type": "lay_off", "card": "9H", "meld": "m2"}',
+    "end_turn": '{"type": "end_turn"}',
+    "resign": '{"type": "resign"}',
+}
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars), several times faster than deepcopy."""
+    if type(value) is dict:
+        return {k: json_copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [json_copy(v) for v in value]
+    return value
+
+
+def meld_view(meld: Meld) -> dict[str, Any]:
+    return {
+        "kind": meld.kind,
+        "cards": list(meld.cards),
+        "stands_for": list(meld.stands_for),
+        "ace_high": meld.ace_high,
+    }
+
+
+class ThreeThirteenGame(Game):
+    """Three Thirteen for 2–7 players with every variation of the seed as an option."""
+
+    # --- options -----------------------------------------------------------
+    def check_options(self, options: dict[str, Any], num_seats: int) -> None:
+        first = options.get("first_dealer")
+        if first is not None and not 0 <= first < num_seats:
+            raise InvalidOptions(f"first_dealer must be a seat number from 0 to {num_seats - 1}")
+        if options.get("joker_dump") and not options.get("jokers_wild"):
+            raise InvalidOptions("joker_dump needs jokers_wild: without jokers there is no joker to dump")
+        if options.get("extra_rounds") and options.get("up_and_down"):
+            raise InvalidOptions(
+                "extra_rounds and up_and_down cannot be combined: extra_rounds adds 14- and 15-card rounds"
+                " after the 13-card round, up_and_down plays exactly 22 rounds from 3 to 13 and back"
+            )
+        largest = max(tt.schedule(options))
+        # Dumped jokers leave play, so only jokers that always return to the pile help the stock.
+        usable = tt.BASE_DECK + (
+            tt.JOKERS if options.get("jokers_wild") and not options.get("joker_dump") else 0
+        )
+        if num_seats * largest + 2 > usable:
+            raise InvalidOptions(
+                f"{num_seats} players cannot be dealt {largest} cards each: that needs"
+                f" {num_seats * largest + 2} cards with the discard and the stock,"
+                f" the deck has {usable} usable ones"
+                + (" (jokers_wild without joker_dump adds 4)" if usable == tt.BASE_DECK else "")
+            )
+
+    def full_deck(self, options: dict[str, Any]) -> list[str]:
+        return tt.full_deck(options)
+
+    # --- life cycle --------------------------------------------------------
+    def new_match(
+        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+    ) -> tuple[State, list[Event]]:
+        options = dict(options)
+        for name in BOOLEAN_OPTIONS:
+            options.setdefault(name, False)
+        options.setdefault("first_dealer", None)
+        if not MIN_SEATS <= num_seats <= MAX_SEATS:
+            raise InvalidOptions(f"Three Thirteen is played by {MIN_SEATS} to {MAX_SEATS} players")
+        self.check_options(options, num_seats)
+        full = tt.full_deck(options)
+        if deck is not None and not (
+            isinstance(deck, list) and all(isinstance(c, str) for c in deck) and same_multiset(deck, full)
+        ):
+            raise InvalidOptions(f"a stacked deck must hold exactly the game's {len(full)} cards")
+        rng_state = rngmod.new_rng_state(seed)
+        dealer = options["first_dealer"]
+        if dealer is None:
+            dealer = rngmod.randbelow(rng_state, num_seats)
+        state: State = {
+            "schema_version": 1,
+            "status": "active",
+            "rng": rng_state,
+            "options": options,
+            "num_seats": num_seats,
+            "schedule": tt.schedule(options),
+            "round": 0,
+            # _deal passes the deal on, so the first dealer is stored one seat back.
+            "dealer": (dealer - 1) % num_seats,
+            "turn": None,
+            "phase": None,
+            "hands": [[] for _ in range(num_seats)],
+            "stock": [],
+            "discard": [],
+            "went_out": None,
+            "final_turns": [],
+            "melds": [],
+            "next_meld": 1,
+            "laid_down": [None] * num_seats,
+            "laid_off": [[] for _ in range(num_seats)],
+            "shown": [None] * num_seats,
+            "dumped": [[] for _ in range(num_seats)],
+            "penalties": [0] * num_seats,
+            "scores": [0] * num_seats,
+            "round_points": [],
+            "resigned": [False] * num_seats,
+            "round_result": None,
+            "winners": None,
+        }
+        return state, self._deal(state, list(deck) if deck is not None else None)
+
+    def _deal(self, state: State, deck: list[str] | None) -> list[Event]:
+        """Pass the deal on and deal one card at a time from dealer+1 (`deck` unshuffled if given)."""
+        n = state["num_seats"]
+        options = state["options"]
+        if deck is None:
+            deck = tt.full_deck(options)
+            rngmod.shuffle(state["rng"], deck)
+        rnd = state["round"] + 1
+        size = state["schedule"][rnd - 1]
+        dealer = (state["dealer"] + 1) % n
+        hands: list[list[str]] = [[] for _ in range(n)]
+        for k in range(size * n):
+            hands[(dealer + 1 + k) % n].append(deck[k])
+        state.update(
+            status="active",
+            round=rnd,
+            dealer=dealer,
+            hands=[tt.sorted_cards(h) for h in hands],
+            discard=[deck[size * n]],
+            stock=deck[size * n + 1 :],
+            went_out=None,
+            final_turns=[],
+            melds=[],
+            next_meld=1,
+            laid_down=[None] * n,
+            laid_off=[[] for _ in range(n)],
+            shown=[None] * n,
+            dumped=[[] for _ in range(n)],
+            penalties=[0] * n,
+        )
+        events: list[Event] = [
+            {
+                "type": "deal",
+                "round": rnd,
+                "dealer": dealer,
+                "cards": size,
+                "wild_rank": tt.WILD_RANK[size],
+                "discard": deck[size * n],
+                "secret": {str(s): {"hand": list(state["hands"][s])} for s in range(n)},
+            }
+        ]
+        events.extend(self._begin_turn(state, (dealer + 1) % n))
+        return events
+
+    def start_next_round(self, state: State) -> list[Event]:
+        if state["status"] != "round_over":
+            raise MatchNotActive("the next round can be dealt only when a round is over")
+        return self._deal(state, None)
+
+    def to_move(self, state: State) -> int | None:
+        return state["turn"] if state["status"] == "active" else None
+
+    # --- helpers -------------------------------------------------------------
+    @staticmethod
+    def _size(state: State) -> int:
+        return state["schedule"][state["round"] - 1]
+
+    def _rules(self, state: State) -> MeldRules:
+        return tt.meld_rules(state["options"], self._size(state))
+
+    def _points(self, state: State) -> Callable[[str], int]:
+        return tt.points_function(state["options"], self._size(state))
+
+    def _split(self, state: State, cards: list[str]) -> Split:
+        return best_split(cards, self._rules(state), self._points(state))
+
+    def _begin_turn(self, state: State, seat: int) -> list[Event]:
+        state["turn"] = seat
+        state["phase"] = "draw"
+        stock, discard = state["stock"], state["discard"]
+        if stock or len(discard) < 2:
+            return []
+        # The stock is exhausted: everything under the top discard becomes the new stock.
+        renewed = discard[:-1]
+        del discard[:-1]
+        rngmod.shuffle(state["rng"], renewed)
+        state["stock"] = renewed
+        return [{"type": "reshuffle", "stock": len(renewed)}]
+
+    def _lay_offs(self, state: State, seat: int) -> list[tuple[str, str]]:
+        """Every (card, meld id) the seat may lay off now, one card at a time."""
+        rules = self._rules(state)
+        out = []
+        for card in sorted(set(state["hands"][seat]), key=tt.sort_key):
+            for meld in state["melds"]:
+                if meld["owner"] != seat and classify([*meld["cards"], card], rules) is not None:
+                    out.append((card, meld["id"]))
+        return out
+
+    def _lay_down(self, state: State, seat: int, melds: tuple[Meld, ...]) -> list[dict[str, Any]]:
+        laid = []
+        for meld in melds:
+            entry = {"id": f"m{state['next_meld']}", "owner": seat, **meld_view(meld)}
+            state["next_meld"] += 1
+            state["melds"].append(entry)
+            laid.append(json_copy(entry))
+        state["laid_down"][seat] = laid
+        return laid
+
+    # --- legal actions -------------------------------------------------------
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if state["status"] != "active" or seat != state["turn"]:
+            return []
+        phase = state["phase"]
+        if phase == "draw":
+            piles = [p for p, cards in (("stock", state["stock"]), ("discard", state["discard"])) if cards]
+            return [{"type": "draw", "pile": p} for p in piles]
+        if phase == "lay_off":
+            actions: list[Action] = [
+                {"type": "lay_off", "card": c, "meld": m} for c, m in self._lay_offs(state, seat)
+            ]
+            return [*actions, {"type": "end_turn"}]
+        options = state["options"]
+        declare = options["false_out_penalty"] and state["went_out"] is None
+        actions = []
+        for card in sorted(set(state["hands"][seat]), key=tt.sort_key):
+            bodies: list[Action] = [{"type": "discard", "card": card}]
+            if card == JOKER and options["joker_dump"]:
+                n = state["num_seats"]
+                bodies += [{"type": "discard", "card": card, "onto": (seat + i) % n} for i in range(1, n)]
+            actions += bodies
+            if declare:
+                actions += [{**body, "declare_out": True} for body in bodies]
+        return actions
+
+    # --- actions -----------------------------------------------------------
+    def _check_shape(self, state: State, action: Action) -> str:
+        if type(action) is not dict:
+            raise InvalidAction('an action is a JSON object such as {"type": "discard", "card": "7H"}')
+        kind = action.get("type")
+        if kind not in FIELDS:
+            raise InvalidAction(
+                f"unknown action type {kind!r};"
+                " Three Thirteen knows draw, discard, lay_off, end_turn and resign"
+            )
+        required, allowed = FIELDS[kind]
+        fields = set(action) - {"type"}
+        if not required <= fields or not fields <= allowed:
+            raise InvalidAction(f"{kind} is {SHAPES[kind]}")
+        if "pile" in action and action["pile"] not in ("stock", "discard"):
+            raise InvalidAction('pile must be "stock" or "discard"')
+        if "card" in action and not is_card(action["card"]):
+            raise InvalidAction(
+                f"{action['card']!r} is not a card code (rank A 2-9 T J Q K, then suit S H D C; JK a joker)"
+            )
+        if "onto" in action:
+            onto = action["onto"]
+            if type(onto) is not int or not 0 <= onto < state["num_seats"]:
+                raise InvalidAction(f"onto must be a seat number from 0 to {state['num_seats'] - 1}")
+        if "declare_out" in action and type(action["declare_out"]) is not bool:
+            raise InvalidAction("declare_out must be true or false")
+        if "meld" in action and type(action["meld"]) is not str:
+            raise InvalidAction('meld must be the id of a meld on the table, such as "m2"')
+        return kind
+
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        kind = self._check_shape(state, action)
+        if kind == "resign":
+            return self._resign(state, seat)
+        if state["status"] != "active":
+            raise MatchNotActive("the match is not in play right now")
+        if type(seat) is not int or seat != state["turn"]:
+            raise NotYourTurn("it is not your turn")
+        phase = state["phase"]
+        if kind == "draw":
+            if phase != "draw":
+                raise IllegalAction(
+                    "you have drawn already: discard a card"
+                    if phase == "discard"
+                    else "your turn is nearly over: lay off cards or end your turn"
+                )
+            return self._draw(state, seat, action["pile"])
+        if phase == "draw":
+            raise IllegalAction("draw first: take the top card of the stock or of the discard pile")
+        if kind == "discard":
+            if phase != "discard":
+                raise IllegalAction("you have discarded already: lay off cards or end your turn")
+            return self._discard(state, seat, action)
+        if phase != "lay_off":
+            raise IllegalAction(
+                "laying off comes only after the discard of a final turn in a redemption round"
+            )
+        if kind == "lay_off":
+            return self._lay_off(state, seat, action["card"], action["meld"])
+        return self._end_turn(state, seat)
+
+    def _draw(self, state: State, seat: int, pile: str) -> list[Event]:
+        source = state[pile]
+        if not source:
+            raise IllegalAction(f"the {'stock' if pile == 'stock' else 'discard pile'} is empty")
+        hand = state["hands"][seat]
+        if pile == "stock":
+            card = source.pop(0)
+            event: Event = {
+                "type": "draw",
+                "seat": seat,
+                "pile": "stock",
+                "secret": {str(seat): {"card": card}},
+            }
+        else:
+            card = source.pop()
+            event = {"type": "draw", "seat": seat, "pile": "discard", "card": card}
+        hand.append(card)
+        state["phase"] = "discard"
+        return [event]
+
+    def _discard(self, state: State, seat: int, action: Action) -> list[Event]:
+        options = state["options"]
+        card = action["card"]
+        onto = action.get("onto")
+        declare = action.get("declare_out", False)
+        hand = state["hands"][seat]
+        if card not in hand:
+            raise IllegalAction(f"you do not hold {card}")
+        if onto is not None:
+            if not options["joker_dump"]:
+                raise IllegalAction(
+                    "jokers cannot be dumped on another player in this match (joker_dump is off)"
+                )
+            if card != JOKER:
+                raise IllegalAction("only a joker may be dumped in front of another player")
+            if onto == seat:
+                raise IllegalAction("a joker is dumped in front of another player, not yourself")
+        if declare:
+            if not options["false_out_penalty"]:
+                raise IllegalAction(
+                    "going out is detected by itself in this match: there is nothing to declare"
+                )
+            if state["went_out"] is not None:
+                raise IllegalAction("someone has gone out already: this is your final turn")
+        rest = list(hand)
+        rest.remove(card)
+        out = False
+        if state["went_out"] is None and (declare or not options["false_out_penalty"]):
+            out = goes_out(rest, self._rules(state))
+        hand.remove(card)
+        event: Event = {"type": "discard", "seat": seat, "card": card}
+        if onto is not None:
+            state["dumped"][onto].append(card)
+            event["onto"] = onto
+        else:
+            state["discard"].append(card)
+        if declare:
+            event["declare_out"] = True
+        events = [event]
+        if state["went_out"] is None:
+            if out:
+                return events + self._go_out(state, seat)
+            if declare:
+                state["penalties"][seat] += tt.FALSE_OUT_PENALTY
+                events.append({"type": "false_out", "seat": seat, "penalty": tt.FALSE_OUT_PENALTY})
+            return events + self._begin_turn(state, (seat + 1) % state["num_seats"])
+        # A final turn.
+        state["shown"][seat] = tt.sorted_cards(hand)
+        if options["redemption_round"] and self._lay_offs(state, seat):
+            state["phase"] = "lay_off"
+            return events
+        return events + self._finish_final_turn(state, seat)
+
+    def _go_out(self, state: State, seat: int) -> list[Event]:
+        hand = state["hands"][seat]
+        state["shown"][seat] = tt.sorted_cards(hand)
+        split = self._split(state, hand)
+        laid = self._lay_down(state, seat, split.melds)
+        state["hands"][seat] = []
+        n = state["num_seats"]
+        state["went_out"] = seat
+        state["final_turns"] = [(seat + i) % n for i in range(1, n)]
+        events: list[Event] = [{"type": "went_out", "seat": seat, "melds": laid}]
+        return events + self._begin_turn(state, state["final_turns"][0])
+
+    def _lay_off(self, state: State, seat: int, card: str, meld_id: str) -> list[Event]:
+        hand = state["hands"][seat]
+        if card not in hand:
+            raise IllegalAction(f"you do not hold {card}")
+        meld = next((m for m in state["melds"] if m["id"] == meld_id), None)
+        if meld is None:
+            raise IllegalAction(f"there is no meld {meld_id} on the table")
+        if meld["owner"] == seat:
+            raise IllegalAction("cards are laid off onto other players' melds")
+        reading = classify([*meld["cards"], card], self._rules(state))
+        if reading is None:
+            raise IllegalAction(f"{card} does not fit meld {meld_id}")
+        hand.remove(card)
+        meld.update(meld_view(reading))
+        state["laid_off"][seat].append(card)
+        events: list[Event] = [{"type": "lay_off", "seat": seat, "card": card, "meld": json_copy(meld)}]
+        if hand and self._lay_offs(state, seat):
+            return events
+        return events + self._finish_final_turn(state, seat)
+
+    def _end_turn(self, state: State, seat: int) -> list[Event]:
+        return self._finish_final_turn(state, seat)
+
+    def _finish_final_turn(self, state: State, seat: int) -> list[Event]:
+        events: list[Event] = []
+        if state["options"]["redemption_round"]:
+            hand = state["hands"][seat]
+            split = self._split(state, hand)
+            laid = self._lay_down(state, seat, split.melds)
+            state["hands"][seat] = tt.sorted_cards(list(split.leftover))
+            events.append({"type": "lay_down", "seat": seat, "melds": laid, "leftover": len(split.leftover)})
+        state["final_turns"].pop(0)
+        if state["final_turns"]:
+            return events + self._begin_turn(state, state["final_turns"][0])
+        return events + self._score_round(state)
+
+    def _score_round(self, state: State) -> list[Event]:
+        n = state["num_seats"]
+        options = state["options"]
+        size = self._size(state)
+        double = tt.doubled(options, size)
+        players = []
+        points = []
+        for s in range(n):
+            hand = state["hands"][s]
+            split = self._split(state, hand)
+            base = split.points * (2 if double else 1)
+            total = base + state["penalties"][s]
+            points.append(total)
+            state["scores"][s] += total
+            players.append(
+                {
+                    "seat": s,
+                    "hand": state["shown"][s] if state["shown"][s] is not None else tt.sorted_cards(hand),
+                    "melds": (state["laid_down"][s] or []) + [meld_view(m) for m in split.melds],
+                    "leftover": tt.sorted_cards(list(split.leftover)),
+                    "laid_off": list(state["laid_off"][s]),
+                    "dumped_jokers": len(state["dumped"][s]),
+                    "cards_points": base,
+                    "penalty": state["penalties"][s],
+                    "points": total,
+                    "total": state["scores"][s],
+                }
+            )
+        state["round_points"].append(points)
+        low = min(points)
+        result = {
+            "round": state["round"],
+            "cards_dealt": size,
+            "wild_rank": tt.WILD_RANK[size],
+            "dealer": state["dealer"],
+            "went_out": state["went_out"],
+            "doubled": double,
+            "players": players,
+            "points": {str(s): points[s] for s in range(n)},
+            "table": json_copy(state["melds"]),
+            "scores": self._scores(state),
+            "winners": [s for s in range(n) if points[s] == low],
+        }
+        state["round_result"] = result
+        state["turn"] = state["phase"] = None
+        events: list[Event] = [{"type": "round_over", "round": state["round"], "result": json_copy(result)}]
+        if state["round"] < len(state["schedule"]):
+            state["status"] = "round_over"
+            return events
+        playing = [s for s in range(n) if not state["resigned"][s]]
+        best = min(state["scores"][s] for s in playing)
+        events.append(self._finish(state, [s for s in playing if state["scores"][s] == best], "rounds"))
+        return events
+
+    def _resign(self, state: State, seat: int) -> list[Event]:
+        if state["status"] not in ("active", "round_over"):
+            raise MatchNotActive("the match is not in play right now")
+        n = state["num_seats"]
+        if type(seat) is not int or not 0 <= seat < n:
+            raise NotYourTurn(f"seat {seat!r} does not play in this match")
+        if state["resigned"][seat]:
+            raise IllegalAction("you have resigned already")
+        state["resigned"][seat] = True
+        events: list[Event] = [{"type": "resign", "seat": seat}]
+        playing = [s for s in range(n) if not state["resigned"][s]]
+        if len(playing) < 2:
+            state["turn"] = state["phase"] = None
+            events.append(self._finish(state, playing, "resign"))
+        return events
+
+    def _finish(self, state: State, winners: list[int], reason: str) -> Event:
+        state["status"] = "finished"
+        state["winners"] = list(winners)
+        return {
+            "type": "match_over",
+            "winners": list(winners),
+            "reason": reason,
+            "scores": self._scores(state),
+        }
+
+    # --- views -------------------------------------------------------------
+    @staticmethod
+    def _scores(state: State) -> dict[str, int]:
+        return {str(s): v for s, v in enumerate(state["scores"])}
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        n = state["num_seats"]
+        mover = self.to_move(state)
+        viewer = seat if type(seat) is int and 0 <= seat < n else None
+        size = self._size(state)
+        went_out = state["went_out"]
+        discard = state["discard"]
+        return {
+            "status": state["status"],
+            "round": state["round"],
+            "turn": {"seat": mover, "phase": state["phase"] if mover is not None else None, "deadline": None},
+            "players": [
+                {
+                    "seat": s,
+                    "cards": len(state["hands"][s]),
+                    "resigned": state["resigned"][s],
+                    "score": state["scores"][s],
+                    "went_out": went_out == s,
+                    "dumped_jokers": len(state["dumped"][s]),
+                    "penalty": state["penalties"][s],
+                }
+                for s in range(n)
+            ],
+            "hand": tt.sorted_cards(state["hands"][viewer]) if viewer is not None else None,
+            "stock": len(state["stock"]),
+            "discard": {"top": discard[-1] if discard else None, "count": len(discard)},
+            "table": {
+                "round": state["round"],
+                "rounds": len(state["schedule"]),
+                "cards_dealt": size,
+                "wild_rank": tt.WILD_RANK[size],
+                "dealer": state["dealer"],
+                "doubled": tt.doubled(state["options"], size),
+                "went_out": went_out,
+                "final_turns": list(state["final_turns"]) if went_out is not None else None,
+                "final_turns_left": len(state["final_turns"]) if went_out is not None else None,
+                "melds": json_copy(state["melds"]),
+                "round_points": [list(p) for p in state["round_points"]],
+                "options": {k: v for k, v in state["options"].items() if k in BOOLEAN_OPTIONS},
+            },
+            "scores": self._scores(state),
+            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
+            "round_result": json_copy(state["round_result"]),
+            "winners": list(state["winners"]) if state["winners"] is not None else None,
+        }
+
+    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
+        from engines.three_thirteen.bot import choose_action
+
+        return choose_action(view, level, rng)
+
+
+GAME = ThreeThirteenGame(
+    id="three-thirteen",
+    name="Three Thirteen",
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    options={
+        "first_dealer": Option(
+            "integer",
+            None,
+            "seat of the first dealer (null: drawn at random from the seed)",
+            minimum=0,
+            maximum=6,
+        ),
+        **{name: Option("boolean", False, text) for name, text in BOOLEAN_OPTIONS.items()},
+    },
+)
