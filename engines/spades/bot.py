@@ -1,9 +1,18 @@
-"""A simple, sensible Spades policy that decides from one seat's view only.
+"""Spades bots at every level, deciding from one seat's view only (RULES.md "Bots").
 
-Bidding counts likely winners (side-suit aces and guarded kings, high and long
-spades, short suits to ruff); play follows with the cheapest winning card, else
-throws the cheapest card, lets a winning partner have the trick, and plays a
-Nil defensively. Levels will be built on top of this later; `level` is unused.
+- `random`: a uniformly random legal action, the bottom of the ladder.
+- `easy`, `medium`, `hard`: the heuristic policy of `bot_policy` (bids by counting likely
+  winners, Nil on hands that can duck everything; plays the cheapest sure winner, ducks for a
+  winning partner, covers a Nil partner, attacks an opposing Nil, sheds bags once the contract
+  is safe), with a documented share of decisions overlooked (`LEVELS[level]["mistakes"]`): such a
+  play is a random legal card and such a bid is off by one or two. Lower levels also notice
+  less: `easy` forgets the cards of earlier tricks and bids without looking at its partner's
+  bid; `easy` and `medium` keep taking tricks (bags) once both contracts are settled.
+- `pro`: determinized search (`engines.spades.search`) with no deliberate mistakes; its budget
+  is `PRO["samples"]` deals and `PRO["time_limit"]` seconds per decision.
+
+Every bot is stateless: what it knows of earlier tricks (cards gone, voids shown) it reads
+from the view's `table.played`. A seat with one legal action plays it at once.
 """
 
 from __future__ import annotations
@@ -13,92 +22,70 @@ from typing import Any
 
 from engines.base import Action
 from engines.errors import IllegalAction
-from engines.spades.game import NUM_SEATS, POWER, RANK_INDEX, TRICKS_PER_HAND
+from engines.spades import search
+from engines.spades.bot_policy import CODE_OF, Seen, estimate_masks, heuristic_bid, masks_of, play_card
 
-ACE, KING, QUEEN, JACK = 12, 11, 10, 9
+# Share of decisions each heuristic level overlooks, and what it pays attention to.
+LEVELS: dict[str, dict[str, Any]] = {
+    "easy": {"mistakes": 0.35, "counts_cards": False, "watches_partner": False, "avoids_bags": False},
+    "medium": {"mistakes": 0.20, "counts_cards": True, "watches_partner": True, "avoids_bags": False},
+    "hard": {"mistakes": 0.05, "counts_cards": True, "watches_partner": True, "avoids_bags": True},
+}
+PRO_SAMPLES = 64
+PRO_TIME_LIMIT = 0.5  # seconds; a safety net, the samples normally run out first
+# The pro budget; change the entries (tests and benchmarks do) to trade strength for time.
+PRO: dict[str, Any] = {"samples": PRO_SAMPLES, "time_limit": PRO_TIME_LIMIT}
 
 
 def estimate_tricks(hand: list[str]) -> float:
     """A rough count of the tricks `hand` should take with spades as trumps."""
-    by_suit: dict[str, list[int]] = {s: [] for s in "SHDC"}
-    for card in hand:
-        by_suit[card[1]].append(RANK_INDEX[card])
-    spades = by_suit["S"]
-    estimate = 0.0
-    for suit in "HDC":
-        ranks = by_suit[suit]
-        length = len(ranks)
-        if ACE in ranks:
-            # A long side suit gets ruffed before its ace cashes.
-            estimate += 1.0 if length <= 5 else 0.6
-        if KING in ranks and length >= 2:
-            estimate += 0.7 if length <= 4 else 0.4
-        if QUEEN in ranks and 3 <= length <= 4:
-            estimate += 0.3
-        if length <= 1 and len(spades) >= 3:
-            estimate += 0.5 * (2 - length)
-    for rank in spades:
-        if rank == ACE or (rank == KING and len(spades) >= 2) or (rank == QUEEN and len(spades) >= 3):
-            estimate += 1.0
-    # Spades beyond the third are winners once the others are drawn.
-    estimate += max(0, len(spades) - 3) * 0.8
-    return estimate
+    return estimate_masks(masks_of(hand))
 
 
 def choose_bid(hand: list[str], partner_bid: int | None) -> int:
-    estimate = estimate_tricks(hand)
-    spades = [RANK_INDEX[c] for c in hand if c[1] == "S"]
-    high = [c for c in hand if RANK_INDEX[c] >= KING]
-    if estimate < 1.0 and not high and len(spades) <= 3 and all(r < JACK for r in spades):
-        return 0
-    bid = max(1, round(estimate))
-    if partner_bid:
-        # Bidding past 13 together is a contract that cannot be made.
-        bid = max(1, min(bid, TRICKS_PER_HAND - partner_bid))
-    return min(bid, TRICKS_PER_HAND)
+    """The heuristic bid for `hand` (cards as codes) beside a partner who bid `partner_bid`."""
+    return heuristic_bid(masks_of(hand), partner_bid)
 
 
-def _cheapest(cards: list[str]) -> str:
-    """The card least worth keeping: the lowest, and a spade only when nothing else is left."""
-    return min(cards, key=lambda c: (c[1] == "S", RANK_INDEX[c]))
+def heuristic_action(
+    view: dict[str, Any], counts_cards: bool = True, watches_partner: bool = True, avoids_bags: bool = True
+) -> Action:
+    """The heuristic's decision, without mistakes."""
+    seen = Seen(view)
+    if seen.phase == "bid":
+        partner_bid = seen.bids[seen.seat ^ 2]
+        return {"type": "bid", "tricks": heuristic_bid(seen.hand, partner_bid, watches_partner)}
+    out = seen.out if counts_cards else seen.forgetful_out()
+    bids = [b if b is not None else 1 for b in seen.bids]
+    card = play_card(
+        seen.seat, seen.hand, out, seen.trick, bids, seen.won, seen.broken, seen.tricks_left, avoids_bags
+    )
+    return {"type": "play", "card": CODE_OF[card]}
 
 
-def choose_play(view: dict[str, Any], cards: list[str]) -> str:
-    seat = view["turn"]["seat"]
-    partner = (seat + 2) % NUM_SEATS
-    bids = view["table"]["bids"]
-    trick = view["table"]["trick"]
-    nil = bids[seat] == 0
-    if not trick:
-        if nil:
-            return min(cards, key=RANK_INDEX.__getitem__)
-        aces = [c for c in cards if RANK_INDEX[c] == ACE and c[1] != "S"]
-        return aces[0] if aces else _cheapest(cards)
-    power = POWER[trick[0]["card"][1]]
-    best = max(trick, key=lambda entry: power[entry["card"]])
-    best_power = power[best["card"]]
-    winning = [c for c in cards if power[c] > best_power]
-    losing = [c for c in cards if power[c] <= best_power]
-    if nil:
-        if losing:
-            return max(losing, key=RANK_INDEX.__getitem__)
-        return max(winning, key=power.__getitem__)
-    # A partner who bid Nil must be rescued, not left holding the trick.
-    if best["seat"] == partner and bids[partner] != 0:
-        return _cheapest(losing or cards)
-    if winning:
-        return min(winning, key=power.__getitem__)
-    return _cheapest(cards)
+def _mistake(legal: list[Action], intended: Action, rng: random.Random) -> Action:
+    """An overlooked decision: a random card, or a bid one or two off (never an accidental Nil)."""
+    if intended["type"] == "bid":
+        tricks = intended["tricks"]
+        if tricks == 0:
+            return intended
+        return {"type": "bid", "tricks": min(13, max(1, tricks + rng.choice((-2, -1, 1, 2))))}
+    return rng.choice(legal)
 
 
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
+    """The decision of a `level` bot for the seat whose view this is."""
     legal = view.get("legal_actions") or []
     if not legal:
         raise IllegalAction("it is not this seat's turn")
-    if legal[0]["type"] == "bid":
-        seat = view["turn"]["seat"]
-        tricks = choose_bid(view["hand"], view["table"]["bids"][(seat + 2) % NUM_SEATS])
-        allowed = {a["tricks"] for a in legal}
-        return {"type": "bid", "tricks": tricks if tricks in allowed else rng.choice(sorted(allowed))}
-    cards = [a["card"] for a in legal if a["type"] == "play"]
-    return {"type": "play", "card": choose_play(view, cards)}
+    if len(legal) == 1:
+        return dict(legal[0])
+    if level == "random":
+        return dict(rng.choice(legal))
+    if level == "pro":
+        return search.decide(Seen(view), rng, PRO["samples"], PRO["time_limit"])
+    spec = LEVELS.get(level, LEVELS["medium"])
+    action = heuristic_action(view, spec["counts_cards"], spec["watches_partner"], spec["avoids_bags"])
+    if rng.random() < spec["mistakes"]:
+        action = _mistake(legal, action, rng)
+    return action

@@ -15,6 +15,8 @@ Decisions where RULES.md is silent (also listed in docs/rules.md):
 - `round_result` is the last hand's breakdown; it also shows every seat's dealt hand
   (all were played face up) and `winners`: the seats of the team that scored more points
   in that hand ([] when equal).
+- The view's `table.played` lists every card played this hand in order, as {seat, card}
+  (the current trick included): all were seen face up, and bots need them to count cards.
 - Bags carried are shown in the view's `table.bags`; `scores` holds the team totals keyed
   "0" (seats 0 and 2) and "1" (seats 1 and 3).
 - A hand is shown sorted by suit (S H D C) and rank (2 low, A high).
@@ -355,6 +357,14 @@ class SpadesGame(Game):
                     {"seat": (last["leader"] + i) % NUM_SEATS, "card": c} for i, c in enumerate(last["cards"])
                 ],
             }
+        # Every card played this hand, in order: all were seen face up, and a bot that
+        # remembers nothing between turns needs them to count cards and spot voids.
+        played = [
+            {"seat": (done["leader"] + i) % NUM_SEATS, "card": c}
+            for done in state["tricks"]
+            for i, c in enumerate(done["cards"])
+        ]
+        played.extend(dict(entry) for entry in trick)
         status = state["status"]
         mover = self.to_move(state)
         viewer = seat if type(seat) is int and 0 <= seat < NUM_SEATS else None
@@ -386,6 +396,7 @@ class SpadesGame(Game):
                 "tricks_played": len(state["tricks"]),
                 "spades_broken": state["spades_broken"],
                 "last_trick": last_trick,
+                "played": played,
                 "bags": {"0": state["bags"][0], "1": state["bags"][1]},
                 "target_score": state["options"]["target_score"],
             },

@@ -17,7 +17,6 @@ from engines.base import redact_event
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.rng import new_rng_state, randbelow
 from engines.spades import GAME, SpadesGame, score_hand, score_team, trick_winner
-from engines.spades.bot import choose_bid, estimate_tricks
 from engines.spades.game import DECK
 from tests.engines.harness import play_random
 
@@ -756,49 +755,3 @@ def test_state_survives_a_json_round_trip_mid_hand():
     play(copy_, 1, "QH")
     play(state, 1, "QH")
     assert copy_ == state
-
-
-# --- bot -------------------------------------------------------------------------------
-
-
-def test_bot_bids_by_strength():
-    strong = ["AS", "KS", "QS", "JS", "TS", "AH", "KH", "AD", "KD", "AC", "2C", "3C", "4C"]
-    weak = ["2S", "3S", "2H", "5H", "7H", "9H", "3D", "6D", "8D", "4C", "6C", "8C", "TC"]
-    assert estimate_tricks(strong) > estimate_tricks(weak)
-    assert choose_bid(strong, None) >= 7
-    assert choose_bid(weak, None) == 0
-    assert choose_bid(strong, 10) == 3
-
-
-def test_bot_plays_the_cheapest_winner_and_ducks_for_partner_or_nil():
-    rng = random.Random(1)
-    state = new(MIXED)
-    bid_all(state, [3, 3, 3, 3])
-    play(state, 0, "2H")
-    # Seat 1 beats the 2 with its cheapest heart.
-    assert GAME.bot_action(GAME.view(state, 1), "easy", rng) == {"type": "play", "card": "QH"}
-    play(state, 1, "QH")
-    # Seat 2 has neither hearts nor spades: it throws its cheapest card.
-    assert GAME.bot_action(GAME.view(state, 2), "easy", rng) == {"type": "play", "card": "2C"}
-    play(state, 2, "2C")
-    # Seat 3's partner holds the trick: it does not waste a trump on it.
-    assert GAME.bot_action(GAME.view(state, 3), "easy", rng) == {"type": "play", "card": "QC"}
-    play(state, 3, "5S")
-    play(state, 3, "AC")
-    # Seat 0, void in clubs, trumps the opponent's ace with its lowest spade.
-    assert GAME.bot_action(GAME.view(state, 0), "easy", rng) == {"type": "play", "card": "2S"}
-    nil_state = new(MIXED)
-    bid_all(nil_state, [3, 0, 3, 3])
-    play(nil_state, 0, "2H")
-    # A Nil bidder follows with the highest card that loses... none loses here, so the ace goes.
-    assert GAME.bot_action(GAME.view(nil_state, 1), "easy", rng) == {"type": "play", "card": "AH"}
-    partner_state = new(MIXED)
-    bid_all(partner_state, [3, 3, 3, 3])
-    play(partner_state, 0, "TH")
-    play(partner_state, 1, "QH")
-    play(partner_state, 2, "2C")
-    play(partner_state, 3, "5S")
-    play(partner_state, 3, "AC")
-    play(partner_state, 0, "2H")
-    # Seat 1 has no clubs and its partner seat 3 holds the trick: it throws its cheapest card.
-    assert GAME.bot_action(GAME.view(partner_state, 1), "easy", rng) == {"type": "play", "card": "2D"}
