@@ -1083,8 +1083,10 @@ def test_random_matches_every_seat_count_and_option():
 
 
 @pytest.mark.slow
-def test_a_thousand_random_matches():
+@pytest.mark.parametrize("chunk", range(8))
+def test_a_thousand_random_matches(chunk):
+    # 1,000 matches in 8 chunks of 125, so pytest-xdist spreads them over the cores.
     checker = Checker(views_every=25)
-    for index in range(1000, 2000):
+    for index in range(1000 + chunk * 125, 1000 + (chunk + 1) * 125):
         playout(index, checker, roundtrip_every=20)
-    assert checker.rounds >= 1000 * 11
+    assert checker.rounds >= 125 * 11
