@@ -1,94 +1,149 @@
-"""A simple Three Thirteen policy that decides from one seat's view only.
+"""Three Thirteen bots at every level (random, easy, medium, hard, pro), deciding from one seat's view.
 
-It keeps the hand whose minimal split leaves the fewest points: it takes the top discard when
-that lowers them, discards the card whose loss costs least (keeping wild cards and low cards on
-ties), dumps jokers when it may, declares going out only when the hand really is out, and lays
-off whatever lowers its points in a redemption round. Levels will be built on top of this later;
-`level` is unused.
+- random: a uniformly random complete legal action.
+- easy, medium: keep the hand whose minimal split leaves the fewest points. Draw: take the top
+  discard when it lowers the points left after the best discard. Discard: the card whose loss
+  leaves the fewest points, then keep wild cards, then throw the dearest card.
+- hard: pro's one-draw look-ahead with a small budget (`HARD_BUDGET`: 5 sampled stock cards, the
+  best card now and 2 more candidates); its fallback ranking also counts half-built melds and
+  avoids feeding the next player.
+- Each of easy, medium and hard overlooks the better move at its `MISTAKES` rate (35%, 25%, 5% of
+  draw and discard decisions): it draws from the stock without looking at the discard, or throws
+  a random card that is not wild (easy) or its second choice (medium, hard). Going out is never
+  overlooked; on a final turn (someone has gone out) only the points left count.
+- pro: `bot_pro` (expected points after the next two draws over sampled unseen cards).
+
+Every level dumps a joker it throws when `joker_dump` allows (it counts nothing there), declares
+going out (`false_out_penalty`) only when the rest of the hand really melds, and in a redemption
+round lays off the card that lowers its points most until none does.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
 from engines.base import Action
-from engines.cards import JOKER
-from engines.melds import MeldRules, best_split
-from engines.three_thirteen import rules as tt
+from engines.three_thirteen.bot_eval import Judge, without
 
-
-def _without(hand: list[str], card: str) -> list[str]:
-    rest = list(hand)
-    rest.remove(card)
-    return rest
-
-
-class _Judge:
-    """Points left by the minimal split of a hand, under this round's rules (memoised)."""
-
-    def __init__(self, view: dict[str, Any]):
-        table = view["table"]
-        options = table["options"]
-        size = table["cards_dealt"]
-        self.rules: MeldRules = tt.meld_rules(options, size)
-        self.points: Callable[[str], int] = tt.points_function(options, size)
-        self.wild_rank = tt.WILD_RANK[size]
-        self.memo: dict[tuple[str, ...], int] = {}
-
-    def left(self, cards: list[str]) -> int:
-        key = tuple(sorted(cards))
-        got = self.memo.get(key)
-        if got is None:
-            got = self.memo[key] = best_split(key, self.rules, self.points).points
-        return got
-
-    def is_wild(self, card: str) -> bool:
-        return card == JOKER or card[0] == self.wild_rank
-
-    def best_discard(self, hand: list[str], rng: random.Random) -> tuple[str, int]:
-        """The card to discard and the points the rest of the hand leaves."""
-        scored = []
-        for card in sorted(set(hand)):
-            # Fewest points left; then keep wild cards; then throw the dearest card.
-            scored.append(((self.left(_without(hand, card)), self.is_wild(card), -self.points(card)), card))
-        best = min(key for key, _ in scored)
-        card = rng.choice([c for key, c in scored if key == best])
-        return card, best[0]
+LEVELS = ("random", "easy", "medium", "hard", "pro")
+# Chance per decision of overlooking the better move (draw or discard).
+MISTAKES = {"easy": 0.35, "medium": 0.25, "hard": 0.05}
+# Hard looks one draw ahead like pro, over a handful of sampled stock cards and candidates.
+HARD_BUDGET: dict[str, Any] = {"samples": 5, "candidates": 2, "time_limit": None}
 
 
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     legal: list[Action] = view["legal_actions"]
     if not legal:
         raise ValueError("the bot was asked to move when the seat has nothing to do")
-    phase = view["turn"]["phase"]
+    if level == "random":
+        return rng.choice(legal)
+    if len(legal) == 1:
+        return legal[0]
+    if level == "pro":
+        from engines.three_thirteen.bot_pro import pro_action
+
+        return pro_action(view, rng)
+    return heuristic_action(view, level if level in MISTAKES else "medium", rng)
+
+
+def final_turn(view: dict[str, Any]) -> bool:
+    return view["table"]["went_out"] is not None
+
+
+def discard_body(view: dict[str, Any], card: str, rest_left: int, rng: random.Random) -> Action:
+    """The complete discard action for `card`: dump a joker if allowed, declare going out if out."""
+    legal: list[Action] = view["legal_actions"]
+    candidates = [a for a in legal if a["type"] == "discard" and a.get("card") == card]
+    dumps = [a for a in candidates if "onto" in a]
+    if dumps:
+        # A joker dumped in front of someone is gone for good; on the pile it helps the next player.
+        candidates = dumps
+    declare = [a for a in candidates if a.get("declare_out")]
+    if declare and rest_left == 0:
+        return rng.choice(declare)
+    plain = [a for a in candidates if not a.get("declare_out")]
+    return rng.choice(plain or candidates)
+
+
+def lay_off_action(view: dict[str, Any], judge: Judge) -> Action:
+    """In a redemption round: lay off the card that lowers the points most, else end the turn."""
+    legal: list[Action] = view["legal_actions"]
     hand: list[str] = list(view["hand"] or [])
-    judge = _Judge(view)
-    if phase == "draw":
-        top = view["discard"]["top"]
-        if {"type": "draw", "pile": "discard"} in legal and top is not None:
-            with_top = [*hand, top]
-            _, after = judge.best_discard(with_top, rng)
-            if after < judge.left(hand) or {"type": "draw", "pile": "stock"} not in legal:
-                return {"type": "draw", "pile": "discard"}
-        return {"type": "draw", "pile": "stock"}
-    if phase == "discard":
-        card, after = judge.best_discard(hand, rng)
-        candidates = [a for a in legal if a.get("card") == card]
-        dumps = [a for a in candidates if "onto" in a]
-        if dumps:
-            # A joker dumped in front of someone is gone for good; on the pile it helps the next player.
-            candidates = dumps
-        declare = [a for a in candidates if a.get("declare_out")]
-        if declare and after == 0:
-            return rng.choice(declare)
-        plain = [a for a in candidates if not a.get("declare_out")]
-        return rng.choice(plain or candidates or legal)
     lay_offs = [a for a in legal if a["type"] == "lay_off"]
     if lay_offs:
         now = judge.left(hand)
-        best = min(lay_offs, key=lambda a: judge.left(_without(hand, a["card"])))
-        if judge.left(_without(hand, best["card"])) < now:
+        best = min(lay_offs, key=lambda a: (judge.left(without(hand, a["card"])), a["card"], a["meld"]))
+        if judge.left(without(hand, best["card"])) < now:
             return best
     return {"type": "end_turn"}
+
+
+def feeds_next(view: dict[str, Any], judge: Judge, card: str) -> bool:
+    """Whether the next player took from the pile a card that `card` would fit with (public)."""
+    if judge.is_wild(card):
+        return True
+    taken = view["table"].get("taken") or []
+    n = len(view["players"])
+    me = view["turn"]["seat"]
+    nxt = (me + 1) % n
+    if nxt >= len(taken):
+        return False
+    return any(not judge.is_wild(c) and judge.connected(card, c) for c in taken[nxt])
+
+
+def ranked_discards(view: dict[str, Any], judge: Judge, hand: list[str], level: str) -> list[tuple[Any, str]]:
+    """Discard candidates, best first, with their sort keys (points left first)."""
+    slack = 0 if level != "hard" or final_turn(view) else 4
+    values = judge.discard_values(hand, slack)
+    keyed = []
+    for card, left in values.items():
+        if level != "hard" or final_turn(view):
+            key: tuple[Any, ...] = (left, judge.is_wild(card), -judge.points(card))
+        else:
+            leftover = judge.split(without(hand, card))[1]
+            key = (
+                left != 0,  # going out first
+                left - 2 * judge.partials(leftover),
+                feeds_next(view, judge, card),
+                judge.is_wild(card),
+                -judge.points(card),
+            )
+        keyed.append((key, card))
+    keyed.sort()
+    return keyed
+
+
+def heuristic_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
+    legal: list[Action] = view["legal_actions"]
+    phase = view["turn"]["phase"]
+    hand: list[str] = list(view["hand"] or [])
+    judge = Judge(view)
+    mistake = rng.random() < MISTAKES[level]
+    if level == "hard" and not mistake and phase != "lay_off":
+        from engines.three_thirteen.bot_pro import pro_action
+
+        return pro_action(view, rng, HARD_BUDGET)
+    if phase == "draw":
+        top = view["discard"]["top"]
+        can_stock = {"type": "draw", "pile": "stock"} in legal
+        if {"type": "draw", "pile": "discard"} in legal and top is not None:
+            if not can_stock:
+                return {"type": "draw", "pile": "discard"}
+            if not mistake and judge.after_best_discard([*hand, top]) < judge.left(hand):
+                return {"type": "draw", "pile": "discard"}
+        return {"type": "draw", "pile": "stock"}
+    if phase == "discard":
+        ranked = ranked_discards(view, judge, hand, level)
+        best = ranked[0][1]
+        best_left = judge.left(without(hand, best))
+        if best_left == 0 or not mistake:
+            return discard_body(view, best, best_left, rng)
+        if level == "easy":
+            pool = sorted({c for c in hand if not judge.is_wild(c)}) or sorted(set(hand))
+            card = rng.choice(pool)
+        else:
+            card = ranked[1][1] if len(ranked) > 1 else best
+        return discard_body(view, card, judge.left(without(hand, card)), rng)
+    return lay_off_action(view, judge)

@@ -47,6 +47,9 @@ Decisions where RULES.md is silent (also listed in docs/rules.md):
   (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction). A field only
   an option allows (`onto`, `declare_out: true`) is an IllegalAction when the option is off.
 - Hands in views are sorted by suit (S H D C), then rank A…K, jokers last.
+- Views carry the round's public history for the bots: `table.discard_pile` (the pile, bottom
+  first, as everyone saw it built) and `table.taken` (per seat, the cards it took from the pile
+  this round and has neither discarded, laid off nor laid down since).
 """
 
 from __future__ import annotations
@@ -184,6 +187,7 @@ class ThreeThirteenGame(Game):
             "laid_off": [[] for _ in range(num_seats)],
             "shown": [None] * num_seats,
             "dumped": [[] for _ in range(num_seats)],
+            "taken": [[] for _ in range(num_seats)],
             "penalties": [0] * num_seats,
             "scores": [0] * num_seats,
             "round_points": [],
@@ -221,6 +225,7 @@ class ThreeThirteenGame(Game):
             laid_off=[[] for _ in range(n)],
             shown=[None] * n,
             dumped=[[] for _ in range(n)],
+            taken=[[] for _ in range(n)],
             penalties=[0] * n,
         )
         events: list[Event] = [
@@ -395,6 +400,8 @@ class ThreeThirteenGame(Game):
         else:
             card = source.pop()
             event = {"type": "draw", "seat": seat, "pile": "discard", "card": card}
+            # Everyone saw it taken: bots may remember it (states from before this key lack it).
+            state.setdefault("taken", [[] for _ in range(state["num_seats"])])[seat].append(card)
         hand.append(card)
         state["phase"] = "discard"
         return [event]
@@ -429,6 +436,7 @@ class ThreeThirteenGame(Game):
         if state["went_out"] is None and (declare or not options["false_out_penalty"]):
             out = goes_out(rest, self._rules(state))
         hand.remove(card)
+        self._forget_taken(state, seat, [card])
         event: Event = {"type": "discard", "seat": seat, "card": card}
         if onto is not None:
             state["dumped"][onto].append(card)
@@ -458,6 +466,7 @@ class ThreeThirteenGame(Game):
         split = self._split(state, hand)
         laid = self._lay_down(state, seat, split.melds)
         state["hands"][seat] = []
+        self._forget_taken(state, seat, list(hand))
         n = state["num_seats"]
         state["went_out"] = seat
         state["final_turns"] = [(seat + i) % n for i in range(1, n)]
@@ -477,6 +486,7 @@ class ThreeThirteenGame(Game):
         if reading is None:
             raise IllegalAction(f"{card} does not fit meld {meld_id}")
         hand.remove(card)
+        self._forget_taken(state, seat, [card])
         meld.update(meld_view(reading))
         state["laid_off"][seat].append(card)
         events: list[Event] = [{"type": "lay_off", "seat": seat, "card": card, "meld": json_copy(meld)}]
@@ -494,6 +504,7 @@ class ThreeThirteenGame(Game):
             split = self._split(state, hand)
             laid = self._lay_down(state, seat, split.melds)
             state["hands"][seat] = tt.sorted_cards(list(split.leftover))
+            self._forget_taken(state, seat, [c for m in split.melds for c in m.cards])
             events.append({"type": "lay_down", "seat": seat, "melds": laid, "leftover": len(split.leftover)})
         state["final_turns"].pop(0)
         if state["final_turns"]:
@@ -585,6 +596,21 @@ class ThreeThirteenGame(Game):
     def _scores(state: State) -> dict[str, int]:
         return {str(s): v for s, v in enumerate(state["scores"])}
 
+    @staticmethod
+    def _taken(state: State, seat: int) -> list[str]:
+        """Cards `seat` took from the discard pile this round and has not shown since (public)."""
+        taken = state.get("taken")
+        return tt.sorted_cards(taken[seat]) if taken else []
+
+    @staticmethod
+    def _forget_taken(state: State, seat: int, cards: list[str]) -> None:
+        """Cards that left the hand in public no longer count as taken and held."""
+        taken = state.get("taken")
+        if taken:
+            for card in cards:
+                if card in taken[seat]:
+                    taken[seat].remove(card)
+
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         n = state["num_seats"]
         mover = self.to_move(state)
@@ -624,6 +650,8 @@ class ThreeThirteenGame(Game):
                 "melds": json_copy(state["melds"]),
                 "round_points": [list(p) for p in state["round_points"]],
                 "options": {k: v for k, v in state["options"].items() if k in BOOLEAN_OPTIONS},
+                "discard_pile": list(discard),
+                "taken": [self._taken(state, s) for s in range(n)],
             },
             "scores": self._scores(state),
             "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],

@@ -1,0 +1,133 @@
+"""Hand evaluation for the Three Thirteen bots: memoised minimal splits under one round's rules.
+
+Everything here works from one seat's view: the round's meld rules and card points, the seat's own
+hand and the public cards (discard pile, table melds, dumped jokers, cards seen taken).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from engines.cards import JOKER
+from engines.melds import MeldRules, best_split
+from engines.three_thirteen import rules as tt
+
+_ORDER = "A23456789TJQK"
+
+
+def without(hand: list[str], card: str) -> list[str]:
+    rest = list(hand)
+    rest.remove(card)
+    return rest
+
+
+class Judge:
+    """Points left by the minimal split of a hand, under this round's rules (memoised per decision)."""
+
+    def __init__(self, view: dict[str, Any]):
+        table = view["table"]
+        self.options: dict[str, Any] = table["options"]
+        size = table["cards_dealt"]
+        self.rules: MeldRules = tt.meld_rules(self.options, size)
+        self.points: Callable[[str], int] = tt.points_function(self.options, size)
+        self.wild_rank: str = tt.WILD_RANK[size]
+        self.ace_high = bool(self.options.get("aces_high_low"))
+        self.multiple_wilds = bool(self.options.get("multiple_wilds") or self.options.get("all_wild_melds"))
+        self.memo: dict[tuple[str, ...], tuple[int, tuple[str, ...]]] = {}
+        self.splits = 0  # how many splits were actually solved (for budgets and tests)
+
+    def split(self, cards: list[str]) -> tuple[int, tuple[str, ...]]:
+        """(points left, unmatched cards) of the minimal split."""
+        key = tuple(sorted(cards))
+        got = self.memo.get(key)
+        if got is None:
+            self.splits += 1
+            s = best_split(key, self.rules, self.points)
+            got = self.memo[key] = (s.points, tuple(s.leftover))
+        return got
+
+    def left(self, cards: list[str]) -> int:
+        return self.split(cards)[0]
+
+    def is_wild(self, card: str) -> bool:
+        return card == JOKER or card[0] == self.wild_rank
+
+    def connected(self, a: str, b: str) -> bool:
+        """Whether two natural cards could sit in one meld (same rank, or same suit within two ranks)."""
+        if a[0] == b[0]:
+            return True
+        if a[1] != b[1]:
+            return False
+        i, j = _ORDER.index(a[0]), _ORDER.index(b[0])
+        if abs(i - j) <= 2:
+            return True
+        # With aces high, A sits next to Q and K too.
+        return self.ace_high and {a[0], b[0]} & {"A"} != set() and max(i, j) >= 11 and min(i, j) == 0
+
+    def can_help(self, card: str, hand: list[str]) -> bool:
+        """Whether `card` could join a meld with cards of `hand` (else it only adds its points)."""
+        if self.is_wild(card):
+            return True
+        wilds = sum(1 for c in hand if self.is_wild(c))
+        if wilds >= 2 and self.multiple_wilds:
+            return True
+        return any(self.connected(card, c) for c in hand if c != JOKER)
+
+    def discard_values(self, hand: list[str], slack: int = 0) -> dict[str, int]:
+        """Exact points left after discarding each card that can come within `slack` of the best.
+
+        Discarding an unmatched card of the minimal split leaves exactly its points less; a melded
+        card can do better only if it is dearer than the dearest unmatched one, so only those cards
+        are solved again.
+        """
+        total, leftover = self.split(hand)
+        out: dict[str, int] = {}
+        dearest = max((self.points(c) for c in leftover), default=0)
+        for card in leftover:
+            out[card] = total - self.points(card)
+        best = total - dearest if leftover else None
+        for card in sorted(set(hand) - set(leftover)):
+            # Lower bound on what discarding a melded card leaves.
+            if best is not None and total - self.points(card) > best + slack:
+                continue
+            value = self.left(without(hand, card))
+            out[card] = value
+            best = value if best is None else min(best, value)
+        return out
+
+    def after_best_discard(self, hand: list[str]) -> int:
+        """Points left after the best discard from `hand` (approximately: the dearest unmatched card)."""
+        total, leftover = self.split(hand)
+        if not leftover:
+            # Every card melds: dropping the cheapest melded card may break a meld; a close estimate.
+            return 0
+        return total - max(self.points(c) for c in leftover)
+
+    def partials(self, leftover: list[str] | tuple[str, ...]) -> int:
+        """How many unmatched cards have an unmatched partner (half-built melds)."""
+        naturals = [c for c in leftover if not self.is_wild(c)]
+        count = 0
+        for i, a in enumerate(naturals):
+            if any(self.connected(a, b) for j, b in enumerate(naturals) if j != i):
+                count += 1
+        return count
+
+
+def unseen_cards(view: dict[str, Any], exclude_taken: bool = True) -> list[str]:
+    """The cards this seat cannot see (other hands and the stock), from public information only."""
+    table = view["table"]
+    counts = Counter(tt.full_deck(table["options"]))
+    seen: list[str] = list(view["hand"] or [])
+    seen += table.get("discard_pile") or ([view["discard"]["top"]] if view["discard"]["top"] else [])
+    for meld in table["melds"]:
+        seen += meld["cards"]
+    seen += [JOKER] * sum(p.get("dumped_jokers", 0) for p in view["players"])
+    if exclude_taken:
+        me = view["turn"]["seat"]
+        for seat, cards in enumerate(table.get("taken") or []):
+            if seat != me:
+                seen += cards
+    counts.subtract(seen)
+    return sorted(counts.elements())

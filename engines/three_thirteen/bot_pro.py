@@ -1,0 +1,123 @@
+"""The pro Three Thirteen bot: discards judged by the expected points after the next draw.
+
+It samples stock cards from the cards it cannot see (the full deck less its hand, the discard pile,
+the table melds, dumped jokers and the cards other players were seen taking from the pile and
+still hold) and plays with no deliberate mistakes:
+
+- Draw: take the top discard when the points left after the best discard with it are below the
+  average over the sampled stock cards (a wild card in the pile is always worth it).
+- Discard: go out when it can. Otherwise, for the few cards whose loss leaves the fewest points
+  now, estimate the points left after the next draw and its best discard over the sampled stock
+  cards, and (depth 2) after two draws, each sampled card paired with the next, each followed by
+  the greedy discard (0 once out); the score is half the first plus the second, a quarter of the
+  points left now, and a penalty for throwing a wild card (not when dumped) or a card that fits
+  what the next player took from the pile. The lowest score wins.
+- Final turn (someone has gone out): only the points left count.
+- Redemption lay-offs as the other levels (the card that lowers the points most).
+
+The budget (`PRO`) is bounded by samples, candidates and time; all randomness comes from `rng`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from engines.base import Action
+from engines.three_thirteen.bot import discard_body, feeds_next, final_turn, lay_off_action
+from engines.three_thirteen.bot_eval import Judge, unseen_cards, without
+
+# samples: stock cards sampled per decision; candidates: discards searched beyond the best now;
+# time_limit: seconds after which no further candidate is searched (None: samples only).
+# depth: 2 also looks at a second draw (each sampled card paired with the next sampled one).
+PRO: dict[str, Any] = {"samples": 24, "candidates": 5, "depth": 2, "time_limit": 0.4}
+NOW_WEIGHT = 0.25
+WILD_GIFT = 6.0  # a wild card on the pile is a gift to the next player
+FEED_GIFT = 2.0  # so is a card that fits what they took from the pile
+
+
+def next_draw_points(judge: Judge, rest: list[str], card: str) -> int:
+    """Points left (about) after drawing `card` to `rest` and discarding the best card."""
+    if judge.can_help(card, rest):
+        return judge.after_best_discard([*rest, card])
+    total, leftover = judge.split(rest)
+    # A card that melds with nothing only replaces the dearest unmatched card if it is cheaper.
+    dearest = max((judge.points(c) for c in leftover), default=0)
+    return total - max(0, dearest - judge.points(card))
+
+
+def greedy_keep(judge: Judge, cards: list[str]) -> list[str] | None:
+    """`cards` less its dearest unmatched card (None when every card melds: the hand is out)."""
+    _, leftover = judge.split(cards)
+    if not leftover:
+        return None
+    return without(cards, max(leftover, key=lambda c: (judge.points(c), c)))
+
+
+def two_draws_points(judge: Judge, rest: list[str], first: str, second: str) -> float:
+    """Points left after two draws, each followed by the greedy discard (0 once the hand is out)."""
+    if not judge.can_help(first, rest):
+        kept: list[str] | None = (
+            rest
+            if judge.points(first) >= max((judge.points(c) for c in judge.split(rest)[1]), default=0)
+            else greedy_keep(judge, [*rest, first])
+        )
+    else:
+        kept = greedy_keep(judge, [*rest, first])
+    if kept is None:
+        return 0.0
+    return float(next_draw_points(judge, kept, second))
+
+
+def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] | None = None) -> Action:
+    """The pro decision; `budget` (default `PRO`) bounds the search (hard uses a small one)."""
+    budget = PRO if budget is None else budget
+    start = time.perf_counter()
+    limit = budget["time_limit"]
+    legal: list[Action] = view["legal_actions"]
+    phase = view["turn"]["phase"]
+    hand: list[str] = list(view["hand"] or [])
+    judge = Judge(view)
+    if phase == "lay_off":
+        return lay_off_action(view, judge)
+    unseen = unseen_cards(view)
+    sample = rng.sample(unseen, min(budget["samples"], len(unseen))) if unseen else []
+    if phase == "draw":
+        top = view["discard"]["top"]
+        if {"type": "draw", "pile": "discard"} not in legal or top is None:
+            return {"type": "draw", "pile": "stock"}
+        if {"type": "draw", "pile": "stock"} not in legal or judge.is_wild(top):
+            return {"type": "draw", "pile": "discard"}
+        with_top = judge.after_best_discard([*hand, top])
+        if sample:
+            stock = sum(next_draw_points(judge, hand, c) for c in sample) / len(sample)
+        else:
+            stock = judge.left(hand)
+        return {"type": "draw", "pile": "discard" if with_top < stock else "stock"}
+    values = judge.discard_values(hand, slack=0 if final_turn(view) else 12)
+    ranked = sorted(values.items(), key=lambda kv: (kv[1], judge.is_wild(kv[0]), -judge.points(kv[0]), kv[0]))
+    best, best_left = ranked[0]
+    if best_left == 0 or final_turn(view) or not sample:
+        return discard_body(view, best, best_left, rng)
+    scored: list[tuple[float, int, str, int]] = []
+    for card, left in ranked[: 1 + budget["candidates"]]:
+        if limit is not None and scored and time.perf_counter() - start > limit:
+            break
+        rest = without(hand, card)
+        future = sum(next_draw_points(judge, rest, c) for c in sample) / len(sample)
+        if budget.get("depth", 1) >= 2 and len(sample) >= 2:
+            # Pair each sampled card with the next one: its draw after this one.
+            pairs = [(sample[i], sample[(i + 1) % len(sample)]) for i in range(len(sample))]
+            future = 0.5 * future + sum(two_draws_points(judge, rest, a, b) for a, b in pairs) / len(pairs)
+        dumped = any(a.get("card") == card and "onto" in a for a in legal)
+        if dumped:
+            gift = 0.0
+        elif judge.is_wild(card):
+            gift = WILD_GIFT
+        else:
+            gift = FEED_GIFT if feeds_next(view, judge, card) else 0.0
+        scored.append((future + NOW_WEIGHT * left + gift, -judge.points(card), card, left))
+    scored.sort()
+    _, _, card, left = scored[0]
+    return discard_body(view, card, left, rng)
