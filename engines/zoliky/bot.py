@@ -1,4 +1,18 @@
-"""A simple Žolíky bot that decides from its seat's view only and always plays legally."""
+"""Žolíky bots at every level, deciding from one seat's view only (RULES.md "Bots").
+
+- `random`: a uniformly random complete legal action: any discard or a stock draw, plus the
+  meld, lay-off, swap or take the novice policy (`choose` below) finds, as one more option.
+- `easy`, `medium`, `hard`: the heuristic policy of `bot_policy` (close when the hand can go out,
+  open as soon as 42 points with a pure run allow it keeping further melds in hand, lay off, swap
+  jokers, take a discard worth more than a stock card, discard by deadwood, outs and the chance to
+  go out, sparing what the opponent could use). Each level notices the better move in a share of
+  its decisions (`LEVELS[level]["attention"]`); in the others (its mistake rate) it overlooks it and
+  plays a random move: a stock draw, or a random normal card discarded at once (no meld, lay-off
+  or swap that turn). No level overlooks a way to go out this turn.
+- `pro`: determinized search (`bot_search`), no deliberate mistakes; budget `bot_search.PRO`.
+
+Every bot is stateless: all it uses comes from the view (`bot_knowledge.read_view`).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +22,86 @@ from typing import Any
 
 from engines.base import Action
 from engines.cards import JOKER, RANKS
+from engines.errors import IllegalAction
 from engines.melds import Meld, Split, best_split
+from engines.zoliky.bot_hand import find_close, slots_of
+from engines.zoliky.bot_knowledge import Knowledge, read_view
+from engines.zoliky.bot_policy import HARD, decide
 from engines.zoliky.rules import RULES, card_points, opening_problem, read_meld
+
+# The share of decisions in which each heuristic level notices the better move; the mistake rate
+# is the rest. `easy` plays the novice policy (`choose` below: it counts no cards), the others the
+# full heuristic. The rates are set so that each level beats the one below it in about two
+# matches of three (bench/bots.py): the game is mostly luck, so the steps must be wide.
+LEVELS: dict[str, dict[str, Any]] = {
+    "easy": {"attention": 0.3, "novice": True, "style": HARD},
+    "medium": {"attention": 0.45, "novice": False, "style": HARD},
+    "hard": {"attention": 0.7, "novice": False, "style": HARD},
+}
+
+
+def mistake_rate(level: str) -> float:
+    return 1.0 - LEVELS[level]["attention"]
+
+
+def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
+    """The decision of a `level` bot for the seat whose view this is."""
+    legal = view.get("legal_actions") or []
+    if not legal:
+        raise IllegalAction("the bot was asked to move when it has no legal action")
+    if level == "random":
+        return random_action(view, rng)
+    if len(legal) == 1 and legal[0]["type"] in ("draw", "discard"):
+        return dict(legal[0])
+    know = read_view(view)
+    if level == "pro":
+        from engines.zoliky.bot_search import search_action
+
+        return search_action(know, view, rng)
+    config = LEVELS.get(level, LEVELS["medium"])
+    noticed = rng.random() < config["attention"]
+    if not noticed and not _can_go_out(know):
+        return overlooked(know, rng)
+    if config["novice"]:
+        return choose(view, rng)
+    return decide(know, config["style"])
+
+
+def overlooked(know: Knowledge, rng: random.Random) -> Action:
+    """A move that overlooks the better one: a stock draw, or a random normal card discarded."""
+    if know.phase == "draw":
+        return {"type": "draw"}
+    cards = [a["card"] for a in know.legal if a["type"] == "discard"]
+    normals = [c for c in cards if c != JOKER] or cards
+    return {"type": "discard", "card": rng.choice(sorted(normals))}
+
+
+def _can_go_out(know: Knowledge) -> bool:
+    """Whether the seat can go out this turn (with the closing card, the discard or its hand)."""
+    slots = slots_of(know.melds)
+    if know.phase == "draw":
+        for card, kind in ((know.closing, "take_closing"), (know.top, "take_discard")):
+            if card is not None and kind in know.types:
+                if find_close([*know.hand, card], slots, know.opened, must_use=card, swaps=False):
+                    return True
+        return False
+    if know.phase != "play" or not know.may_meld:
+        return False
+    return find_close(know.hand, slots, know.opened, swaps="swap_joker" in know.types) is not None
+
+
+def random_action(view: dict[str, Any], rng: random.Random) -> Action:
+    """A random complete legal action: draws and discards as listed, plus what the novice finds."""
+    legal = view["legal_actions"]
+    options: list[Action] = [dict(a) for a in legal if a["type"] in ("draw", "discard")]
+    if any(a["type"] not in ("draw", "discard") for a in legal):
+        found = choose(view, rng)
+        if found["type"] not in ("draw", "discard"):
+            options.append(found)
+    return rng.choice(options)
+
+
+# --- the novice policy (the random level's melds) ---------------------------------------------------
 
 
 def _cost_keep_jokers(card: str) -> int:
@@ -134,7 +226,8 @@ def _melds_body(melds: list[Meld]) -> list[list[str]]:
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> Action:
-    """Draw; open or meld when possible; lay off; swap jokers; discard the highest unmatched card."""
+    """The novice: draw; open or meld when possible; lay off; swap jokers; discard the highest
+    unmatched card."""
     legal = view["legal_actions"]
     if not legal:
         raise ValueError("the bot was asked to move when it has no legal action")

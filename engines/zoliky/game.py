@@ -43,6 +43,9 @@ Decisions where RULES.md is silent (also in docs/rules.md, "Žolíky"):
   joker to swap) and the hand has enough cards for it; a template is no promise that a
   fitting meld exists.
 - Hands in views are sorted by suit (S H D C), then rank A…K, jokers last.
+- Each player's view entry also shows the round's public discard history (for the bots, who
+  are stateless): `discards`, that player's cards in the discard pile (bottom first), and
+  `taken`, the discards they took. A refill of the stock leaves only the top card's owner.
 """
 
 from __future__ import annotations
@@ -103,6 +106,14 @@ def _copy_meld(meld: dict[str, Any]) -> dict[str, Any]:
 def _copy_melds(melds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A copy of table melds: views are built often, and copy.deepcopy is slow."""
     return [_copy_meld(m) for m in melds]
+
+
+def _discard_seats(state: State) -> list[int | None]:
+    """Who discarded each card of the discard pile (parallel to it); for a state saved before
+    this was kept, the owners of the cards already there are unknown (None)."""
+    if "discard_seats" not in state:
+        state["discard_seats"] = [None] * len(state["discard"])
+    return state["discard_seats"]
 
 
 def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
@@ -291,6 +302,10 @@ class ZolikyGame(Game):
                 # The cutter already holds 13: their first turn only discards.
                 "phase": "discard",
                 "carried_jokers": 0,
+                # Public history for the view (and the bots): who discarded each card of the
+                # pile, and which discards each player took.
+                "discard_seats": [],
+                "taken": [[], []],
             }
         )
         return [
@@ -405,6 +420,7 @@ class ZolikyGame(Game):
             rng_mod.shuffle(state["rng"], refill)
             state["stock"] = refill
             state["discard"] = state["discard"][-1:]
+            state["discard_seats"] = _discard_seats(state)[-1:]
             events.append({"type": "reshuffle", "count": len(refill)})
         card = state["stock"].pop(0)
         state["hands"][seat].append(card)
@@ -479,7 +495,9 @@ class ZolikyGame(Game):
         self._require_used(action, top, "the top discard", "take it")
         plan = self._plan(state, seat, [*state["hands"][seat], top], action["melds"], action["lay_offs"])
         self._require_card_left(plan)
+        _discard_seats(state).pop()
         state["discard"].pop()
+        state.setdefault("taken", [[], []])[seat].append(top)
         state["phase"] = "play"
         self._commit(state, seat, plan)
         return [{"type": "take_discard", "seat": seat, "card": top}, *plan.events]
@@ -632,6 +650,7 @@ class ZolikyGame(Game):
     def _discard(self, state: State, seat: int, card: str) -> list[Event]:
         hand = state["hands"][seat]
         hand.remove(card)
+        _discard_seats(state).append(seat)
         state["discard"].append(card)
         events: list[Event] = [{"type": "discard", "seat": seat, "card": card}]
         if all(c == JOKER for c in hand):
@@ -701,6 +720,14 @@ class ZolikyGame(Game):
                     "opened": state["opened"][s],
                     "wins": state["wins"][s],
                     "cutter": s == state["cutter"] and active,
+                    # Public history of the round: this player's cards in the discard pile
+                    # (bottom first) and the discards they took.
+                    "discards": [
+                        c
+                        for c, o in zip(state["discard"], state.get("discard_seats", []), strict=False)
+                        if o == s
+                    ],
+                    "taken": list(state.get("taken", [[], []])[s]),
                 }
                 for s in (0, 1)
             ],
@@ -726,9 +753,9 @@ class ZolikyGame(Game):
     # --- bot ---------------------------------------------------------------------------
 
     def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
-        from engines.zoliky.bot import choose
+        from engines.zoliky.bot import choose_action
 
-        return choose(view, rng)
+        return choose_action(view, level, rng)
 
 
 GAME = ZolikyGame(

@@ -1,0 +1,209 @@
+"""The pro Žolíky bot: a search over the cards its seat cannot see.
+
+The heuristic policy (`bot_policy`) proposes the candidates: its best-scored discards, or the
+stock against the discard it would take. The pro then looks one draw further than the heuristic:
+
+- **Its own next draw**, exactly: for every card it cannot see (weighted by copies unseen) it
+  plays its best answer (go out if it can, else the discard that leaves the best-scored hand),
+  and averages. The heuristic only estimates this from the shapes in the hand.
+- **The opponent's use of the discard**, by sampling: opponent hands are dealt from the unseen
+  cards (`bot_knowledge.sample_hidden`), and in each the pro checks whether the opponent could
+  take the discard to go out, to open or to shrink their hand.
+
+Its search is bounded by `PRO` (samples, candidates, a time limit); when the heuristic sees a
+single sensible choice the pro takes it without searching.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+from typing import Any
+
+from engines.base import Action
+from engines.cards import JOKER
+from engines.zoliky.bot_hand import (
+    Analysis,
+    Slot,
+    analyse,
+    find_close,
+    gain_map,
+    hand_meld_takes,
+    opening_ok,
+    slots_of,
+    table_takes,
+    without,
+)
+from engines.zoliky.bot_knowledge import Knowledge, sample_hidden
+from engines.zoliky.bot_policy import HARD, Style, decide, discard_scores, hand_score
+from engines.zoliky.rules import FIRST_MELDING_TURN, card_points
+
+PRO_SAMPLES = 16  # sampled opponent hands per decision
+PRO_CANDIDATES = 4  # discards looked at beyond the heuristic's score
+PRO_MARGIN = 1.5  # … those scored within this much of the best
+PRO_TIME_LIMIT = 0.8  # seconds; a safety net: candidates left unexamined keep their heuristic rank
+# The pro budget; change the entries (tests and benchmarks do) to trade strength for time.
+PRO: dict[str, Any] = {
+    "samples": PRO_SAMPLES,
+    "candidates": PRO_CANDIDATES,
+    "margin": PRO_MARGIN,
+    "time_limit": PRO_TIME_LIMIT,
+}
+PRO_STYLE: Style = HARD
+# Going out is worth this many deadwood cards in the scores: it wins the round.
+GOING_OUT = 8.0
+
+
+def search_action(know: Knowledge, view: dict[str, Any], rng: random.Random) -> Action:
+    """The pro's decision: the heuristic's, unless the search prefers another candidate."""
+    base = decide(know, PRO_STYLE)
+    if know.phase == "draw":
+        if base["type"] == "take_discard" and not _take_closes(know, base):
+            return _draw_or_take(know, base)
+        return base
+    if base["type"] == "discard" and not all(c == JOKER for c in without(know.hand, [base["card"]])):
+        return _search_discard(know, base, rng)
+    return base
+
+
+def _take_closes(know: Knowledge, take: Action) -> bool:
+    used = [c for m in take["melds"] for c in m] + [c for lo in take["lay_offs"] for c in lo["cards"]]
+    rest = without([*know.hand, str(know.top)], used)
+    return sum(1 for c in rest if c != JOKER) <= 1
+
+
+# --- the discard -------------------------------------------------------------------------------------
+
+
+def _search_discard(know: Knowledge, base: Action, rng: random.Random) -> Action:
+    slots = slots_of(know.melds)
+    scored = sorted(discard_scores(know, slots, PRO_STYLE), key=lambda item: (item[1], item[0]))
+    best = scored[0][1]
+    cards = [c for c, score in scored if score <= best + PRO["margin"]][: PRO["candidates"]]
+    if len(cards) < 2:
+        return base
+    deadline = time.perf_counter() + PRO["time_limit"] if PRO["time_limit"] else None
+    opponents = _sample_opponents(know, slots, rng)
+    values: list[tuple[float, int]] = []
+    for rank, card in enumerate(cards):
+        if deadline is not None and values and time.perf_counter() > deadline:
+            break
+        rest = without(know.hand, [card])
+        value = _next_draw_value(know, rest, slots) + _opponent_use(know, card, opponents, slots)
+        # Before the opening a high card is worth keeping for the 42; afterwards it is a card.
+        value += (-1 if not know.opened else 1) * card_points(card) / 1000
+        values.append((value, rank))
+    return {"type": "discard", "card": cards[min(values)[1]]}
+
+
+def _next_draw_value(know: Knowledge, hand: list[str], slots: list[Slot]) -> float:
+    """The expected score of this hand after its next stock card and the best answer to it."""
+    total = know.unseen_total
+    found = analyse(hand, slots)
+    if total <= 0:
+        return hand_score(know, hand, found, slots, PRO_STYLE)
+    gains = gain_map(found, hand_meld_takes(found.melds), table_takes(slots))
+    may_close = know.turn_number + 2 >= FIRST_MELDING_TURN
+    unchanged: float | None = None
+    value = 0.0
+    for card, n in know.unseen.items():
+        if card != JOKER and card not in gains:
+            # A card that fits nowhere goes straight back: the hand stays as it is.
+            if unchanged is None:
+                unchanged = hand_score(know, hand, found, slots, PRO_STYLE, cheap_opening=True)
+            value += n * unchanged
+            continue
+        drawn = [*hand, card]
+        if may_close and find_close(drawn, slots, know.opened) is not None:
+            value -= n * GOING_OUT
+            continue
+        value += n * _best_answer(know, drawn, slots)
+    return value / total
+
+
+def _best_answer(know: Knowledge, hand: list[str], slots: list[Slot]) -> float:
+    """The best score after discarding one card of `hand` (a deadwood card, or any when none)."""
+    found = analyse(hand, slots)
+    options = sorted(set(found.loose)) or sorted({c for c in hand if c != JOKER})
+    best = float("inf")
+    for card in options:
+        rest = without(hand, [card])
+        if card in found.loose:
+            left = list(found.loose)
+            left.remove(card)
+            after = Analysis(found.melds, found.lay_offs, left, found.jokers)
+        else:
+            after = analyse(rest, slots)
+        best = min(best, hand_score(know, rest, after, slots, PRO_STYLE, cheap_opening=True))
+    return best if options else 0.0
+
+
+# --- the opponent ------------------------------------------------------------------------------------
+
+
+def _sample_opponents(
+    know: Knowledge, slots: list[Slot], rng: random.Random
+) -> list[tuple[list[str], Analysis]]:
+    """Opponent hands dealt from the unseen cards, each with its analysis."""
+    out = []
+    for _ in range(PRO["samples"]):
+        hand, _stock = sample_hidden(know, rng)
+        out.append((hand, analyse(hand, slots)))
+    return out
+
+
+def _opponent_use(
+    know: Knowledge, card: str, opponents: list[tuple[list[str], Analysis]], slots: list[Slot]
+) -> float:
+    """What the opponent would gain from this discard on average over the sampled hands, in the
+    scores' units: going out with it, opening with it, or the deadwood it saves them."""
+    if not know.opp_may_take_next or not opponents:
+        return 0.0
+    table = table_takes(slots) if know.opp_opened else set()
+    total = 0.0
+    for hand, found in opponents:
+        gain = gain_map(found, hand_meld_takes(found.melds), table).get(card, 0)
+        if gain == 0:
+            continue
+        if found.deadwood <= 2 and find_close(
+            [*hand, card], slots, know.opp_opened, must_use=card, swaps=False
+        ):
+            total += GOING_OUT
+        elif know.opp_opened:
+            total += gain
+        elif gain >= 2 and opening_ok(analyse([*hand, card], slots).melds):
+            total += gain + 1.0  # opening is worth more than the cards it puts down
+    return PRO_STYLE.safety * total / len(opponents)
+
+
+# --- the draw ----------------------------------------------------------------------------------------
+
+
+def _draw_or_take(know: Knowledge, take: Action) -> Action:
+    """Take the discard only if the hand after it beats the average stock card."""
+    slots = slots_of(know.melds)
+    top = str(know.top)
+    used = [c for m in take["melds"] for c in m] + [c for lo in take["lay_offs"] for c in lo["cards"]]
+    # A take with melds opens the hand: what is left is judged as an opened hand.
+    after = replace(know, opened=True) if take["melds"] else know
+    taking = _best_answer(after, without([*know.hand, top], used), slots)
+    total = know.unseen_total
+    if total <= 0:
+        return take
+    found = analyse(know.hand, slots)
+    gains = gain_map(found, hand_meld_takes(found.melds), table_takes(slots))
+    unchanged: float | None = None
+    drawing = 0.0
+    for card, n in know.unseen.items():
+        if card != JOKER and card not in gains:
+            if unchanged is None:
+                unchanged = hand_score(know, know.hand, found, slots, PRO_STYLE, cheap_opening=True)
+            drawing += n * unchanged
+            continue
+        drawn = [*know.hand, card]
+        if know.may_meld and find_close(drawn, slots, know.opened) is not None:
+            drawing -= n * GOING_OUT
+            continue
+        drawing += n * _best_answer(know, drawn, slots)
+    return take if taking <= drawing / total else {"type": "draw"}

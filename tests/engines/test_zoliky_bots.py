@@ -1,0 +1,313 @@
+"""Žolíky bots: no level sees a hidden card, every level plays legally, and the key decisions."""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+
+import pytest
+
+from engines.cards import JOKER
+from engines.zoliky import GAME, bot_search
+from engines.zoliky.bot import LEVELS, choose_action, mistake_rate
+from engines.zoliky.bot_hand import analyse, find_close, slots_of
+from engines.zoliky.bot_knowledge import read_view, sample_hidden
+from engines.zoliky.bot_policy import HARD, choose_discard, decide
+from tests.engines.harness import play_random
+from tests.engines.test_zoliky import act, draw, new, to_turn_7
+
+ALL_LEVELS = ("random", "easy", "medium", "hard", "pro")
+
+
+@pytest.fixture(autouse=True)
+def small_pro_budget(monkeypatch):
+    # A fixed number of samples and no clock: the pro's decision is a function of view and rng.
+    monkeypatch.setitem(bot_search.PRO, "samples", 6)
+    monkeypatch.setitem(bot_search.PRO, "time_limit", None)
+
+
+def decision_states(matches: int, seed: int) -> list[tuple[dict, int]]:
+    """States where a seat must decide, from matches between mixed levels (copies, every 3rd)."""
+    out: list[tuple[dict, int]] = []
+    levels = ["medium", "hard", "easy", "random"]
+    for m in range(matches):
+        rng = random.Random(seed + m)
+        seats = [levels[m % 4], levels[(m + 1) % 4]]
+        step = 0
+
+        def pick(game, state, seat, legal, rng, seats=seats):
+            nonlocal step
+            step += 1
+            if step % 3 == 1:
+                out.append((copy.deepcopy(state), seat))
+            return game.bot_action(game.view(state, seat), seats[seat], rng)
+
+        play_random(GAME, {"target_wins": 1}, 2, seed + m, pick=pick, max_steps=400)
+        del rng
+    return out
+
+
+def rearranged(state: dict, seat: int, rng: random.Random) -> dict:
+    """The same state with the cards `seat` cannot see (the other hand and the stock) reshuffled
+    among themselves, keeping their sizes."""
+    other = 1 - seat
+    pool = state["hands"][other] + state["stock"]
+    rng.shuffle(pool)
+    out = copy.deepcopy(state)
+    size = len(state["hands"][other])
+    out["hands"][other] = pool[:size]
+    out["stock"] = pool[size:]
+    return out
+
+
+STATES = decision_states(12, 500)
+
+
+def test_the_sampled_states_cover_every_phase():
+    phases = Counter(s["phase"] for s, _ in STATES)
+    assert phases["draw"] > 20 and phases["play"] > 20 and phases["discard"] >= 10
+    assert any(s["opened"][seat] for s, seat in STATES) and any(s["melds"] for s, _ in STATES)
+
+
+@pytest.mark.parametrize("level", ALL_LEVELS)
+def test_no_level_sees_another_hand_or_the_stock_order(level):
+    checked = 0
+    for k, (state, seat) in enumerate(STATES[::2]):
+        view = GAME.view(state, seat)
+        before = copy.deepcopy(view)
+        action = GAME.bot_action(view, level, random.Random(k))
+        assert view == before, "the bot changed its view"
+        other = rearranged(state, seat, random.Random(1000 + k))
+        other_view = GAME.view(other, seat)
+        assert other_view == view
+        assert GAME.bot_action(other_view, level, random.Random(k)) == action
+        # …and the decision is legal in both arrangements.
+        GAME.apply(copy.deepcopy(state), seat, action)
+        GAME.apply(other, seat, action)
+        checked += 1
+    assert checked >= 40
+
+
+def test_what_the_bot_knows_is_exactly_what_it_cannot_see():
+    for state, seat in STATES:
+        know = read_view(GAME.view(state, seat))
+        hidden = Counter(state["hands"][1 - seat] + state["stock"])
+        bottom = Counter(know.bottom)
+        assert hidden - bottom == know.unseen
+        assert bottom <= Counter(state["stock"][len(state["stock"]) - len(know.bottom) :])
+        assert know.unseen_total == know.opp_cards + know.stock - len(know.bottom)
+        opp_hand, stock = sample_hidden(know, random.Random(3))
+        assert len(opp_hand) == len(state["hands"][1 - seat]) and len(stock) == len(state["stock"])
+        assert Counter(opp_hand + stock) == hidden
+        assert (
+            stock[len(stock) - len(know.bottom) :] == state["stock"][len(state["stock"]) - len(know.bottom) :]
+        )
+    assert sum(bool(read_view(GAME.view(s, seat)).bottom) for s, seat in STATES) > len(STATES) // 2
+
+
+@pytest.mark.parametrize("level", ALL_LEVELS)
+def test_every_level_plays_whole_matches_legally(level):
+    for seed in range(2):
+        state = play_random(
+            GAME,
+            {"target_wins": 1},
+            2,
+            40 + seed,
+            pick=lambda game, state, seat, legal, rng: game.bot_action(
+                game.view(state, seat), level if seat == 0 else "medium", rng
+            ),
+            max_steps=3000,
+        )
+        assert state["status"] == "finished"
+
+
+# --- the view's public history ----------------------------------------------------------------------
+
+
+def test_the_view_shows_who_discarded_each_pile_card_and_what_was_taken():
+    # Turns 1-6 discard QC (seat 0), then the early draws in turn: 6C (1), 7D (0), 8C (1), 9D (0), 8H (1).
+    state = new(early=("6C", "7D", "8C", "9D", "8H"))
+    to_turn_7(state)
+    view = GAME.view(state, None)
+    assert [p["discards"] for p in view["players"]] == [["QC", "7D", "9D"], ["6C", "8C", "8H"]]
+    assert [p["taken"] for p in view["players"]] == [[], []]
+    assert GAME.view(state, 1)["players"] == view["players"] == GAME.view(state, 0)["players"]
+    # Seat 0 opens with seat 1's 8H: it leaves the pile and shows as taken.
+    act(state, 0, {"type": "take_discard", "melds": [["8H", "9H", "TH", "JH"], ["KS", "KD", "KC"]]})
+    view = GAME.view(state, 1)
+    assert [p["taken"] for p in view["players"]] == [["8H"], []]
+    assert [p["discards"] for p in view["players"]] == [["QC", "7D", "9D"], ["6C", "8C"]]
+    assert sum(len(p["discards"]) for p in view["players"]) == view["discard"]["count"]
+    act(state, 0, {"type": "discard", "card": "2D"})
+    assert GAME.view(state, None)["players"][0]["discards"] == ["QC", "7D", "9D", "2D"]
+
+
+def test_a_refill_keeps_only_the_top_discard_and_its_owner():
+    state = new()
+    to_turn_7(state)
+    last = state["discard_seats"][-1]
+    state["stock"] = []
+    draw(state, state["turn_seat"])
+    view = GAME.view(state, None)
+    assert [len(p["discards"]) for p in view["players"]] == [int(last == 0), int(last == 1)]
+    know = read_view(GAME.view(state, state["turn_seat"]))
+    assert know.bottom == []
+
+
+def test_a_state_saved_before_the_history_still_has_a_view_and_plays_on():
+    state = new()
+    to_turn_7(state)
+    del state["discard_seats"], state["taken"]
+    view = GAME.view(state, 0)
+    assert all(p["discards"] == [] and p["taken"] == [] for p in view["players"])
+    seat = state["turn_seat"]
+    while state["turn_seat"] == seat and state["status"] == "active":
+        act(state, seat, GAME.bot_action(GAME.view(state, seat), "hard", random.Random(1)))
+    # The owners of the old pile cards stay unknown, the new discard is known.
+    assert state["discard_seats"] == [None] * (len(state["discard"]) - 1) + [seat]
+    assert GAME.view(state, None)["players"][seat]["discards"] == state["discard"][-1:]
+
+
+# --- key decisions ----------------------------------------------------------------------------------
+
+
+def test_lower_levels_overlook_more_and_overlooked_moves_are_random_but_legal():
+    rates = [mistake_rate(name) for name in ("easy", "medium", "hard")]
+    assert rates == sorted(rates, reverse=True) and rates[-1] > 0
+    # In play, an overlooked decision discards a random normal card at once.
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    draw(state, 0)
+    view = GAME.view(state, 0)
+    seen = Counter()
+    for k in range(200):
+        action = GAME.bot_action(view, "easy", random.Random(k))
+        seen[action["type"]] += 1
+        if action["type"] == "discard":
+            assert action["card"] != JOKER and action["card"] in view["hand"]
+    share = seen["discard"] / 200
+    assert abs(share - mistake_rate("easy")) < 0.12 and seen["meld"] == 200 - seen["discard"]
+
+
+# Opens on turn 7 with 9H TH JH + KS KD KC, keeping 2D-5D and 7S 8S: a 9S then closes.
+CLOSER = ["9H", "TH", "JH", "KS", "KD", "KC", "2D", "3D", "4D", "5D", "7S", "8S", "QC"]
+
+
+def test_every_level_takes_the_closing_card_that_closes_the_round():
+    for level in ("easy", "medium", "hard", "pro"):
+        state = new(CLOSER, cut=("9S", "3C", "4C"), draws=("2C", "5C"), target_wins=1)
+        to_turn_7(state)
+        draw(state, 0)
+        act(state, 0, {"type": "meld", "melds": [["9H", "TH", "JH"], ["KS", "KD", "KC"]]})
+        act(state, 0, {"type": "discard", "card": "2C"})
+        draw(state, 1)
+        act(state, 1, {"type": "discard", "card": "5C"})
+        action = GAME.bot_action(GAME.view(state, 0), level, random.Random(0))
+        assert action["type"] == "take_closing", level
+        act(state, 0, action)
+        assert state["status"] == "finished" and state["winners"] == [0]
+
+
+def test_the_bot_takes_the_discard_that_lets_it_go_out():
+    state = new(CLOSER, draws=("2C", "9S"), target_wins=1)
+    to_turn_7(state)
+    draw(state, 0)
+    act(state, 0, {"type": "meld", "melds": [["9H", "TH", "JH"], ["KS", "KD", "KC"]]})
+    act(state, 0, {"type": "discard", "card": "2C"})
+    draw(state, 1)
+    act(state, 1, {"type": "discard", "card": "9S"})
+    for level in ("hard", "pro"):
+        trial = copy.deepcopy(state)
+        action = GAME.bot_action(GAME.view(trial, 0), level, random.Random(0))
+        assert action["type"] == "take_discard" and any("9S" in meld for meld in action["melds"])
+        act(trial, 0, action)
+        act(trial, 0, GAME.bot_action(GAME.view(trial, 0), level, random.Random(0)))
+        assert trial["status"] == "finished" and trial["winners"] == [0]
+
+
+def test_hard_opens_with_the_melds_it_needs_and_keeps_the_rest_in_hand():
+    # 9H TH JH (29, pure) + KS KD KC (30) open; 2D 3D 4D 5D stays in hand, the novice puts it down.
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    draw(state, 0)
+    view = GAME.view(state, 0)
+    opening = decide(read_view(view), HARD)
+    assert opening["type"] == "meld"
+    assert sorted(map(sorted, opening["melds"])) == [["9H", "JH", "TH"], ["KC", "KD", "KS"]]
+    assert LEVELS["hard"]["style"].hold_melds
+
+
+def test_hard_never_breaks_a_meld_of_normal_cards_when_a_loose_card_can_go():
+    checked = 0
+    for state, seat in STATES:
+        if state["phase"] == "draw":
+            continue
+        know = read_view(GAME.view(state, seat))
+        slots = slots_of(know.melds)
+        card = choose_discard(know, slots, HARD)
+        assert card != JOKER or all(c == JOKER for c in know.hand)
+        found = analyse(know.hand, slots)
+        if not found.loose or JOKER in know.hand:
+            # (With a joker, breaking a meld it completes can be worth it: the joker is free again.)
+            continue
+        assert (
+            analyse(
+                [c for c in know.hand if c != card] + [card] * (know.hand.count(card) - 1), slots
+            ).deadwood
+            <= found.deadwood
+        )
+        checked += 1
+    assert checked > 30
+
+
+def test_a_pair_is_kept_with_a_spare_card_to_discard_when_going_out():
+    # Opened with two kings and two loose cards: keeping KH KD and one more card goes out with any
+    # of the unseen kings; keeping two loose cards needs two lay-offs.
+    state = _opened_endgame(["KH", "KD", "9C", "2D"])
+    know = read_view(GAME.view(state, 0))
+    card = choose_discard(know, slots_of(know.melds), HARD)
+    assert card in ("9C", "2D")
+
+
+def _opened_endgame(hand: list[str]) -> dict:
+    """Seat 0 opened (9H TH JH, KS KD KC… replaced) holding `hand` after its draw, seat 1 not."""
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    draw(state, 0)
+    act(
+        state,
+        0,
+        {"type": "meld", "melds": [["9H", "TH", "JH"], ["KS", "KD", "KC"], ["2D", "3D", "4D", "5D"]]},
+    )
+    # The rest of seat 0's hand is replaced by `hand`, the swapped cards going to the stock.
+    rest = state["hands"][0]
+    state["stock"].extend(rest)
+    for card in hand:
+        state["stock"].remove(card)
+    state["hands"][0] = list(hand)
+    return state
+
+
+def test_find_close_uses_a_joker_swap():
+    # The table's 7H 8H JK(9H) TH gives its joker for 9H; the joker then fills 2S JK 4S.
+    melds = [
+        {
+            "id": "m1",
+            "owner": 1,
+            "kind": "run",
+            "cards": ["7H", "8H", JOKER, "TH"],
+            "stands_for": ["7H", "8H", "9H", "TH"],
+        }
+    ]
+    plan = find_close(["9H", "2S", "4S", "KC"], slots_of(melds), opened=True)
+    assert plan is not None and plan.swaps == [("m1", "9H")]
+    assert sorted(plan.melds[0]) == sorted(["2S", JOKER, "4S"]) and plan.discard == "KC"
+    assert find_close(["9H", "2S", "4S", "KC"], slots_of(melds), opened=True, swaps=False) is None
+
+
+def test_pro_searches_only_when_the_choice_is_open_and_returns_a_legal_action():
+    for state, seat in STATES[:40]:
+        view = GAME.view(state, seat)
+        action = choose_action(view, "pro", random.Random(2))
+        GAME.apply(copy.deepcopy(state), seat, action)
