@@ -34,9 +34,9 @@ from engines.zoliky.rules import RULES, card_points, opening_problem, read_meld
 # full heuristic. The rates are set so that each level beats the one below it in about two
 # matches of three (bench/bots.py): the game is mostly luck, so the steps must be wide.
 LEVELS: dict[str, dict[str, Any]] = {
-    "easy": {"attention": 0.3, "novice": True, "style": HARD},
-    "medium": {"attention": 0.45, "novice": False, "style": HARD},
-    "hard": {"attention": 0.7, "novice": False, "style": HARD},
+    "easy": {"attention": 0.25, "novice": True, "style": HARD},
+    "medium": {"attention": 0.4, "novice": False, "style": HARD},
+    "hard": {"attention": 0.68, "novice": False, "style": HARD},
 }
 
 

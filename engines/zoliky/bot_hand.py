@@ -123,7 +123,7 @@ def lay_off(loose: Sequence[str], slots: Sequence[Slot]) -> tuple[list[tuple[str
     changed = True
     while changed and left:
         changed = False
-        wanted = {}
+        wanted: dict[str, int] = {}
         for i, slot in enumerate(current):
             for card in slot.takes():
                 wanted.setdefault(card, i)
@@ -334,6 +334,17 @@ def find_close(
     `hand` is the hand after the draw (with the taken card, if any); `must_use` must go into a
     meld or lay-off (the taken discard or closing card). Swaps need the player's opening.
     """
+    plan = _find_close(tuple(sorted(hand)), tuple(slots), opened, must_use, swaps)
+    if plan is None:
+        return None
+    # A fresh copy: callers may edit the plan, the cache keeps its own.
+    return Close(list(plan.swaps), [list(m) for m in plan.melds], list(plan.lay_offs), plan.discard)
+
+
+@lru_cache(maxsize=50_000)
+def _find_close(
+    hand: tuple[str, ...], slots: tuple[Slot, ...], opened: bool, must_use: str | None, swaps: bool
+) -> Close | None:
     if _hopeless(hand, slots, swaps and opened):
         return None
     plan = _close_as_is(hand, slots, opened, must_use)
@@ -353,18 +364,24 @@ def find_close(
 
 def _hopeless(hand: Sequence[str], slots: Sequence[Slot], swaps: bool) -> bool:
     """A quick test that spares most hands the search: two normal cards that no meld of the hand
-    and no table meld could take (no card near them, fewer than two jokers) never all go."""
+    and no table meld could take never all go (without jokers a card needs two partners for a
+    set or run of three; with one joker, one card near it; with two, anything melds)."""
     jokers = hand.count(JOKER)
     if swaps:
         # A swap brings a joker: count every card that could make one.
         jokers += sum(1 for c in hand if any(s.swaps_for(c) for s in slots))
     if jokers >= 2:
         return False
-    takes = table_takes(slots)
+    # What the table takes, chains included (5H goes once 6H is on 7H-9H).
+    takes = {c for _, c in lay_off([c for c in hand if c != JOKER], slots)[0]} if slots else set()
     present = set(hand)
     alone = 0
     for card in present:
-        if card == JOKER or card in takes or any(n in present for n in neighbours(card)):
+        if card == JOKER or card in takes:
+            continue
+        if jokers and any(n in present for n in neighbours(card)):
+            continue
+        if not jokers and any(a in present and b in present for a, b in partners(card)):
             continue
         if swaps and any(s.swaps_for(card) for s in slots):
             continue

@@ -108,17 +108,17 @@ def useful_take(know: Knowledge, slots: list[Slot], style: Style) -> Action | No
     use = _use_of(top, after, slots)
     if use is None:
         return None
-    melds, laid = use
+    new_melds, used_lay_offs = use
     # Post-turn deadwood: taking, we discard a deadwood card after using the top; drawing, we
     # expect to save `draw_gain` on average.
     saved = now.deadwood - (after.deadwood - 1) if after.deadwood else now.deadwood
     draw_gain = expected_gain(know, know.hand, now, slots)
     if saved <= draw_gain + style.take_margin:
         return None
-    used = [c for m in melds for c in m] + [c for _, c in laid]
+    used = [c for m in new_melds for c in m] + [c for _, c in used_lay_offs]
     if len(used) >= len(hand):
         return None
-    return take_action(melds, laid)
+    return take_action(new_melds, used_lay_offs)
 
 
 def _use_of(

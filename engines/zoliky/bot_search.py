@@ -36,13 +36,21 @@ from engines.zoliky.bot_hand import (
     without,
 )
 from engines.zoliky.bot_knowledge import Knowledge, sample_hidden
-from engines.zoliky.bot_policy import HARD, Style, decide, discard_scores, hand_score
+from engines.zoliky.bot_policy import (
+    HARD,
+    Style,
+    close_chance,
+    decide,
+    discard_scores,
+    hand_score,
+    without_card,
+)
 from engines.zoliky.rules import FIRST_MELDING_TURN, card_points
 
 PRO_SAMPLES = 16  # sampled opponent hands per decision
 PRO_CANDIDATES = 4  # discards looked at beyond the heuristic's score
 PRO_MARGIN = 1.5  # … those scored within this much of the best
-PRO_TIME_LIMIT = 0.8  # seconds; a safety net: candidates left unexamined keep their heuristic rank
+PRO_TIME_LIMIT = 0.5  # seconds; a safety net: candidates left unexamined keep their heuristic rank
 # The pro budget; change the entries (tests and benchmarks do) to trade strength for time.
 PRO: dict[str, Any] = {
     "samples": PRO_SAMPLES,
@@ -126,17 +134,22 @@ def _best_answer(know: Knowledge, hand: list[str], slots: list[Slot]) -> float:
     """The best score after discarding one card of `hand` (a deadwood card, or any when none)."""
     found = analyse(hand, slots)
     options = sorted(set(found.loose)) or sorted({c for c in hand if c != JOKER})
-    best = float("inf")
+    if not options:
+        return 0.0
+    scored = []
     for card in options:
         rest = without(hand, [card])
-        if card in found.loose:
-            left = list(found.loose)
-            left.remove(card)
-            after = Analysis(found.melds, found.lay_offs, left, found.jokers)
-        else:
-            after = analyse(rest, slots)
-        best = min(best, hand_score(know, rest, after, slots, PRO_STYLE, cheap_opening=True))
-    return best if options else 0.0
+        after = without_card(found, card) or analyse(rest, slots)
+        score = hand_score(know, rest, after, slots, PRO_STYLE, cheap_opening=True, close=False)
+        scored.append((score, card, rest, after))
+    scored.sort(key=lambda item: (item[0], item[1]))
+    best = scored[0][0]
+    if PRO_STYLE.close and know.turn_number + 2 >= FIRST_MELDING_TURN:
+        # The chance to go out is dear: only for the two answers it could most likely lift.
+        for score, _, rest, after in scored[:2]:
+            if after.deadwood <= 2:
+                best = min(best, score - PRO_STYLE.close * close_chance(know, rest, after, slots))
+    return best
 
 
 # --- the opponent ------------------------------------------------------------------------------------

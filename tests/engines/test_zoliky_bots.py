@@ -10,7 +10,7 @@ import pytest
 
 from engines.cards import JOKER
 from engines.zoliky import GAME, bot_search
-from engines.zoliky.bot import LEVELS, choose_action, mistake_rate
+from engines.zoliky.bot import LEVELS, choose, choose_action, mistake_rate
 from engines.zoliky.bot_hand import analyse, find_close, slots_of
 from engines.zoliky.bot_knowledge import read_view, sample_hidden
 from engines.zoliky.bot_policy import HARD, choose_discard, decide
@@ -306,8 +306,44 @@ def test_find_close_uses_a_joker_swap():
     assert find_close(["9H", "2S", "4S", "KC"], slots_of(melds), opened=True, swaps=False) is None
 
 
-def test_pro_searches_only_when_the_choice_is_open_and_returns_a_legal_action():
+def test_pro_decisions_are_legal_and_follow_the_heuristic_when_it_sees_one_choice():
     for state, seat in STATES[:40]:
         view = GAME.view(state, seat)
         action = choose_action(view, "pro", random.Random(2))
         GAME.apply(copy.deepcopy(state), seat, action)
+        if view["turn"]["phase"] != "draw" and len(view["legal_actions"]) > 1:
+            heuristic = decide(read_view(view), HARD)
+            if heuristic["type"] != "discard":
+                assert action == heuristic
+
+
+def test_pro_spares_the_discard_an_opened_opponent_would_lay_off():
+    # Seat 1 opened with 4S 5S 6S (put on the table here by hand): 7S would fit its run.
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    know = read_view(GAME.view(state, 0))
+    know.opp_opened = True
+    know.melds = [
+        {"id": "m1", "owner": 1, "kind": "run", "cards": ["4S", "5S", "6S"], "stands_for": ["4S", "5S", "6S"]}
+    ]
+    slots = slots_of(know.melds)
+    opponents = bot_search._sample_opponents(know, slots, random.Random(4))
+    assert len(opponents) == bot_search.PRO["samples"]
+    assert all(len(hand) == know.opp_cards for hand, _ in opponents)
+    assert bot_search._opponent_use(know, "7S", opponents, slots) >= 1.0
+    assert bot_search._opponent_use(know, "7S", opponents, slots) > bot_search._opponent_use(
+        know, "QC", opponents, slots
+    )
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_a_noticed_decision_is_the_levels_policy(level):
+    # easy plays the novice policy, medium and hard the full heuristic, when they notice.
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    draw(state, 0)
+    view = GAME.view(state, 0)
+    noticed = [k for k in range(50) if random.Random(k).random() < LEVELS[level]["attention"]]
+    expected = choose(view, random.Random(0)) if LEVELS[level]["novice"] else decide(read_view(view), HARD)
+    assert noticed and all(GAME.bot_action(view, level, random.Random(k)) == expected for k in noticed)
+    assert LEVELS["easy"]["novice"] and not LEVELS["hard"]["novice"]
