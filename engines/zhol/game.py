@@ -35,6 +35,9 @@ Decisions where RULES.md is silent (also listed in docs/rules.md):
 - `{"type": "resign"}` is accepted while the match is active or between hands; it is not listed
   in `legal_actions`.
 - A hand is shown sorted by suit (S H D C), then rank (A low … K), jokers last.
+- The view's table shows the whole discard pile (`pile`, bottom first) and every discard of the
+  hand (`discards`: seat, card and the seat that took it from the pile, or null): each card was
+  seen face up by everyone, and the bots use them to count the cards still live.
 - An action is checked in this order: its shape (InvalidAction), the match in play
   (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction).
 """
@@ -151,6 +154,7 @@ class ZholGame(Game):
             "stock": [],
             "discard": [],
             "taken": None,  # the card the player to move took from the discard pile this turn
+            "history": [],  # every discard of the hand: {"seat", "card", "taken_by"}
             "drawn": None,  # {"card", "pile"}: what the player to move drew this turn
             "crowns": [0] * num_seats,
             "resigned": [False] * num_seats,
@@ -182,6 +186,7 @@ class ZholGame(Game):
             discard=[],
             taken=None,
             drawn=None,
+            history=[],
         )
         return [
             {
@@ -271,6 +276,10 @@ class ZholGame(Game):
                 raise IllegalAction("the discard pile is empty: draw from the stock")
             card = state["discard"].pop()
             state["taken"] = card
+            history = state.get("history")
+            # the top of the pile is always the last discard of the hand
+            if history and history[-1]["card"] == card and history[-1]["taken_by"] is None:
+                history[-1]["taken_by"] = seat
             events.append({"type": "draw", "seat": seat, "pile": "discard", "card": card})
         else:
             if not self._can_draw_stock(state):
@@ -303,6 +312,7 @@ class ZholGame(Game):
             raise IllegalAction(f"you cannot discard {card}: you just took it from the discard pile")
         hand.remove(card)
         state["discard"].append(card)
+        state.setdefault("history", []).append({"seat": seat, "card": card, "taken_by": None})
         state["taken"] = state["drawn"] = None
         event: Event = {"type": "discard", "seat": seat, "card": card}
         if auto:
@@ -436,6 +446,10 @@ class ZholGame(Game):
                 "turn_seconds": state["options"]["turn_seconds"],
                 # taken face up from the discard pile this turn, so public; it may not go back
                 "taken": state["taken"],
+                # every card went face up onto the pile, so the whole pile and who discarded and
+                # took what this hand are public (the bots read them)
+                "pile": list(discard),
+                "discards": [dict(d) for d in state.get("history", [])],
             },
             "scores": self._scores(state),
             "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],

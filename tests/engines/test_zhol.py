@@ -153,6 +153,9 @@ class Checker:
             public[state["discard"][-1]] += 2
         if state["taken"]:
             public[state["taken"]] += 2
+        for discarded in state["history"]:
+            # every discard of the hand is public: the view's pile, discards and top show it
+            public[discarded["card"]] += 3
         for viewer in [None, *range(self.seats)]:
             view = GAME.view(state, viewer)
             own = state["hands"][viewer] if viewer is not None else []
@@ -196,7 +199,7 @@ def test_random_hands_keep_every_invariant(variant, seats):
 
 
 def greedy_pick(game, state, seat, legal, rng):
-    return choose_action(GAME.view(state, seat), "pro", rng)
+    return choose_action(GAME.view(state, seat), "hard", rng)
 
 
 @pytest.mark.parametrize(
