@@ -49,7 +49,7 @@ def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, cwd: st
     cmd = [
         sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
         "--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
-        "--access-logfile", "/dev/null", "--log-level", "warning",
+        "--reuse-port", "--access-logfile", "/dev/null", "--log-level", "warning",
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, env=env, cwd=cwd)
     deadline = time.monotonic() + 30

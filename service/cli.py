@@ -39,6 +39,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "--workers", str(args.workers),
         "--worker-class", "gthread",
         "--threads", str(args.threads),
+        # One listening socket per worker so the kernel spreads connections over them:
+        # with a shared socket the first worker to wake keeps nearly every keep-alive client.
+        "--reuse-port",
         "--access-logfile", "-" if args.access_log else "/dev/null",
     ]  # fmt: skip
     procs.append(subprocess.Popen(gunicorn, env=env))

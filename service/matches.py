@@ -18,6 +18,7 @@ from typing import Any
 from engines.base import Game, redact_event
 from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
+from service import codec
 from service.config import Config
 from service.store import IN_PROGRESS, Loaded, Store, channel
 
@@ -355,7 +356,7 @@ class MatchService:
             if idem_key is not None:
                 idem = (
                     idem_key,
-                    json.dumps({"body": body_hash(action), "response": response}),
+                    codec.dumps({"body": body_hash(action), "response": response}),
                     self.config.IDEMPOTENCY_TTL,
                 )
             if self._commit(match_id, loaded, record, events, idem):
@@ -480,6 +481,8 @@ class MatchService:
         )
         if ok:
             self._after_commit(match_id, record, loaded.version + 1, new_clock)
+            if match_status(record) in ("finished", "aborted"):
+                self.store.archive(match_id, loaded.version + 1)
         return ok
 
     def _update_clock(self, record: dict[str, Any]) -> bool:

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
 from service.resources.matches.schemas import ViewSchema
@@ -291,6 +292,39 @@ def test_resign_action_and_history_after_the_end(api):
         assert sorted(history["deck"][s::4]) == sorted(hands[s])
     # The history is unredacted: the deal shows every seat's cards.
     assert cards_in(history["events"]) >= set().union(*map(set, hands.values()))
+
+
+def test_a_finished_match_is_archived_compactly_and_reads_the_same(api, app):
+    """A whole 500-point match: afterwards its events live compressed in the match hash, the
+    events and history calls answer exactly as before, and it takes under 64 KB of Redis."""
+    match_id, tokens = new_spades(api, seed=2026)
+    store = app.extensions["cardtable"].store
+    rng = random.Random(2026)
+    before: dict[int | None, list[dict]] = {0: [], 1: [], None: []}
+    while (view := api.view(match_id))["status"] != "finished":
+        if view["status"] == "round_over":
+            assert api.c.post(f"/v1/matches/{match_id}/rounds", headers=auth(tokens[0])).status_code == 200
+            continue
+        seat, token = to_move(api, match_id, tokens)
+        mine = api.view(match_id, token)
+        # A real match length: the hard bot's choice from the seat's own view (random bids
+        # would drift below zero and never end).
+        action = GAMES["spades"].bot_action(mine, "hard", rng)
+        for who, seen in before.items():  # each viewer's events so far, read as play goes
+            seen += api.events(match_id, tokens[who] if who is not None else None, after=len(seen))["events"]
+        assert api.act(match_id, token, action).status_code == 200
+    assert view["winners"] and max(view["scores"].values()) >= 500
+    key = f"ct:{{m:{match_id}}}"
+    assert not store.redis.exists(f"{key}:events") and store.redis.hexists(f"{key}:match", "z")
+    memory = store.memory_usage(match_id)
+    assert 0 < memory < 64 * 1024, memory
+    for who, old in before.items():
+        now = api.events(match_id, tokens[who] if who is not None else None)["events"]
+        assert now[: len(old)] == old and len(now) > len(old) and now[-1]["type"] == "match_over"
+        assert [e["seq"] for e in now] == list(range(1, len(now) + 1))
+        assert api.events(match_id, after=len(now) - 3)["events"] == api.events(match_id)["events"][-3:]
+    history = api.c.get(f"/v1/matches/{match_id}/history").get_json()
+    assert len(history["events"]) == len(now) and any("secret" in e for e in history["events"])
 
 
 def test_only_the_host_starts_the_next_round(api):

@@ -8,6 +8,7 @@ import time
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
+from service import codec
 from service.extensions import Blueprint, ErrorSchema
 from service.matches import ApiError, MatchService
 from service.resources.matches.schemas import (
@@ -47,7 +48,7 @@ def bearer_token() -> str | None:
 def json_response(data: dict, version: int | None = None) -> Response:
     # Views are built as plain dicts that ViewSchema documents (a test checks every view
     # against it); dumping them directly keeps marshmallow off the hot path.
-    resp = Response(json.dumps(data, separators=(",", ":")), mimetype="application/json")
+    resp = Response(codec.dumps(data), mimetype="application/json")
     if version is not None:
         resp.headers["ETag"] = f'"{version}"'
     return resp
