@@ -5,11 +5,15 @@ in-process, seats alternating, and prints the upper level's win rate with its 95
 Wilson interval. Latency is measured on the same decisions.
 
     python bench/bots.py [--games spades,zhol] [--matches 100] [--seed 1]
+    python bench/bots.py --games zhol --options '{"variant": "large"}'
+
+`--options` (a JSON object) is merged over each game's BENCH_OPTIONS.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -43,7 +47,15 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rungs", default=None, help="e.g. hard:pro,medium:hard (default: the whole ladder)")
+    ap.add_argument(
+        "--options",
+        type=json.loads,
+        default={},
+        help='JSON object merged over BENCH_OPTIONS, e.g. \'{"variant": "large"}\'',
+    )
     args = ap.parse_args()
+    if not isinstance(args.options, dict):
+        ap.error("--options must be a JSON object")
     rungs = (
         [tuple(r.split(":")) for r in args.rungs.split(",")]
         if args.rungs
@@ -54,7 +66,7 @@ def main() -> None:
         rungs = list(dict.fromkeys(rungs))
     for game_id in args.games.split(","):
         game = GAMES[game_id]
-        options = BENCH_OPTIONS.get(game_id, {})
+        options = {**BENCH_OPTIONS.get(game_id, {}), **args.options}
         latencies: dict[str, list[float]] = {}
         print(f"\n## {game_id} (options {options}, {args.matches} matches per rung)")
         print("| upper vs lower | upper win rate | 95% CI | verdict | seconds |")
