@@ -65,6 +65,31 @@ def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, cwd: st
             time.sleep(0.1)
 
 
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """CPU time (user + system) of a process, or of its direct children (gunicorn's workers)."""
+    pids = [pid]
+    if children:
+        pids = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == pid:
+                    pids.append(int(entry))
+    total = 0.0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 class Client:
     def __init__(self, port: int):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -194,7 +219,10 @@ def pct(values: list[float], q: float) -> float:
 
 
 def latency(values: list[float]) -> str:
-    return f"p50 {pct(values, 0.5):.1f} ms, p99 {pct(values, 0.99):.1f} ms"
+    return (
+        f"p50 {pct(values, 0.5):.1f} ms, p90 {pct(values, 0.9):.1f} ms, p99 {pct(values, 0.99):.1f} ms, "
+        f"max {max(values) * 1000:.0f} ms"
+    )
 
 
 def main() -> None:
@@ -217,9 +245,11 @@ def main() -> None:
         # --- the service ---
         port = free_port()
         procs.append(gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT))
+        cpu0 = cpu_seconds(procs[-1].pid), cpu_seconds(redis_proc.pid, children=False)
         moves, lat, ids, wall = drive(
             spades_worker, lambda i: (port, threads, i + 1, args.matches, args.seconds), args.processes
         )
+        cpu = cpu_seconds(procs[-1].pid) - cpu0[0], cpu_seconds(redis_proc.pid, children=False) - cpu0[1]
         import redis
 
         from service.store import Store
@@ -239,7 +269,9 @@ def main() -> None:
         fenv = dict(env, BLOB_SIZE=str(record_size))
         procs.append(gunicorn("floor_app:app", fport, fenv, args.workers, args.threads, floor_dir))
         per_client = max(50, len(lat) // args.clients)
+        fcpu0 = cpu_seconds(procs[-1].pid), cpu_seconds(redis_proc.pid, children=False)
         fn, flat, _, fwall = drive(floor_worker, lambda i: (fport, threads, per_client), args.processes)
+        fcpu = cpu_seconds(procs[-1].pid) - fcpu0[0], cpu_seconds(redis_proc.pid, children=False) - fcpu0[1]
     finally:
         for p in procs:
             p.terminate()
@@ -249,6 +281,11 @@ def main() -> None:
     print(f"clients {threads * args.processes}, gunicorn {args.workers} workers x {args.threads} threads")
     print(f"service: {moves} moves in {wall:.1f}s = {rate:.0f} moves/s; {latency(lat)}")
     print(f"floor:   {fn} requests in {fwall:.1f}s = {frate:.0f} req/s; {latency(flat)}")
+    print(
+        f"server CPU per request: service {1000 * cpu[0] / moves:.2f} ms gunicorn + "
+        f"{1000 * cpu[1] / moves:.2f} ms Redis; "
+        f"floor {1000 * fcpu[0] / fn:.2f} ms + {1000 * fcpu[1] / fn:.2f} ms"
+    )
     print(f"ratio moves/s to floor: {rate / frate:.2f} (target >= 0.60); p99 target <= 40 ms")
     if mem:
         print(

@@ -465,6 +465,31 @@ def test_one_human_plays_a_hand_against_three_bots(api, worker):
     assert resp.status_code == 200
 
 
+def test_a_scripted_client_plays_a_whole_match_against_three_bots(api, worker):
+    """API.md only: create, read the view, act when it is our turn, start each next hand, to 500."""
+    seats = [HUMANS4[0]] + [{"kind": "bot", "level": level} for level in ("hard", "medium", "hard")]
+    created = api.create("spades", seats, seed=500)
+    match_id, token = created["id"], created["seats"][0]["token"]
+    rng = random.Random(500)
+    hands = 0
+    while True:
+        view = api.wait_for(
+            match_id, token, lambda v: v["status"] != "active" or v["turn"]["seat"] == 0, timeout=60
+        )
+        if view["status"] == "finished":
+            break
+        if view["status"] == "round_over":
+            hands += 1
+            assert api.c.post(f"/v1/matches/{match_id}/rounds", headers=auth(token)).status_code == 200
+            continue
+        # the client decides from its own view, here with the hard bot's rules
+        resp = api.act(match_id, token, GAMES["spades"].bot_action(view, "hard", rng))
+        assert resp.status_code == 200, resp.get_json()
+    assert hands >= 2 and view["winners"] and max(view["scores"].values()) >= 500
+    history = api.c.get(f"/v1/matches/{match_id}/history").get_json()
+    assert history["seed"] == 500 and history["events"][-1]["type"] == "match_over"
+
+
 # --- service endpoints ---------------------------------------------------------------------
 
 
