@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from functools import wraps
+
 import marshmallow as ma
-from flask import jsonify
+from flask import jsonify, request
 from flask_smorest import Api as BaseApi
 from flask_smorest import Blueprint as BaseBlueprint
+from webargs.core import is_json
+from webargs.flaskparser import abort
 from werkzeug.exceptions import HTTPException
 
 # API.md's machine id for each status that has no more specific one.
@@ -84,4 +89,48 @@ def _flatten(errors, prefix="") -> str:
 
 
 class Blueprint(BaseBlueprint):
-    pass
+    def arguments(self, schema, *, location="json", **kwargs):
+        """flask-smorest's decorator, documented the same, parsing a JSON body or headers itself.
+
+        webargs' general machinery (location proxies, hooks, nested wrappers) cost about 0.1 ms
+        a request on the move path, a sixth of the app's own time there (bench/api.py). A JSON
+        body or a few headers need only `schema.load`; the errors are webargs' own (400 for
+        unreadable JSON, 422 with the messages under the location), so clients see no change.
+        Other locations keep webargs.
+        """
+        documented = super().arguments(schema, location=location, **kwargs)
+        if location not in ("json", "headers") or "error_status_code" in kwargs:
+            return documented
+        header_keys = [field.data_key or name for name, field in schema.fields.items()]
+
+        def decorator(func):
+            @wraps(func)
+            def wrapper(*args, **kw):
+                if location == "headers":
+                    headers = request.headers
+                    data = {k: headers[k] for k in header_keys if k in headers}
+                else:
+                    data = _json_body()
+                try:
+                    parsed = schema.load(data)
+                except ma.ValidationError as e:
+                    abort(422, exc=e, messages={location: e.messages}, schema=schema)
+                return func(*args, parsed, **kw)
+
+            # The OpenAPI entry exactly as flask-smorest writes it.
+            wrapper._apidoc = documented(func)._apidoc
+            return wrapper
+
+        return decorator
+
+
+def _json_body():
+    """The request's JSON body as webargs reads it: {} when it is not JSON (so required fields
+    are reported), 400 when it does not decode."""
+    if not is_json(request.mimetype):
+        return {}
+    raw = request.get_data(cache=True)
+    try:
+        return json.loads(raw.decode("utf-8")) if raw else {}
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        abort(400, exc=e, messages={"json": ["Invalid JSON body."]})

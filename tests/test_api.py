@@ -91,6 +91,31 @@ def test_unreadable_json_is_400(api):
     error_of(resp, 400, "bad_request")
 
 
+@pytest.mark.parametrize(
+    ("data", "headers", "status", "field"),
+    [
+        ("{nope", {"Content-Type": "application/json"}, 400, None),
+        (b"\xff\xfe", {"Content-Type": "application/json"}, 400, None),
+        ('{"type": "bid"}', {"Content-Type": "text/plain"}, 422, "type"),  # not JSON: no body at all
+        ("", {"Content-Type": "application/json"}, 422, "type"),
+        ("[1, 2]", {"Content-Type": "application/json"}, 422, "_schema"),
+        ('{"type": 5}', {"Content-Type": "application/json"}, 422, "type"),
+        ('{"type": "bid", "tricks": 1}', {"Idempotency-Key": ""}, 422, "Idempotency-Key"),
+        ('{"type": "bid", "tricks": 1}', {"Idempotency-Key": "k" * 201}, 422, "Idempotency-Key"),
+    ],
+)
+def test_unparseable_actions_get_the_error_of_their_part(api, data, headers, status, field):
+    """Body and headers are checked before anything else, with the fields named, and nothing changes."""
+    match_id, tokens = new_spades(api)
+    before = api.view(match_id)["version"]
+    headers = {"Content-Type": "application/json", **headers, **auth(tokens[0])}
+    resp = api.c.post(f"/v1/matches/{match_id}/actions", data=data, headers=headers)
+    body = error_of(resp, status, "bad_request" if status == 400 else "validation_error")
+    if field:
+        assert field in body["errors"], body
+    assert api.view(match_id)["version"] == before
+
+
 def test_stacked_deck_forbidden_unless_allowed(redis_url):
     app = create_app(Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=False, RATE_LIMIT=0))
     deck = [r + s for s in "SHDC" for r in "A23456789TJQK"]
