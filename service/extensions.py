@@ -89,6 +89,15 @@ def _flatten(errors, prefix="") -> str:
 
 
 class Blueprint(BaseBlueprint):
+    # flask-smorest's alt_response and doc only record documentation, yet each also wraps the
+    # view in one more call layer (with an ensure_sync check) on every request; keep their
+    # record and drop the layer.
+    def alt_response(self, *args, **kwargs):
+        return _doc_only(super().alt_response(*args, **kwargs))
+
+    def doc(self, **kwargs):
+        return _doc_only(super().doc(**kwargs))
+
     def arguments(self, schema, *, location="json", **kwargs):
         """flask-smorest's decorator, documented the same, parsing a JSON body or headers itself.
 
@@ -122,6 +131,14 @@ class Blueprint(BaseBlueprint):
             return wrapper
 
         return decorator
+
+
+def _doc_only(document):
+    def decorator(func):
+        func._apidoc = document(func)._apidoc
+        return func
+
+    return decorator
 
 
 def _json_body():
