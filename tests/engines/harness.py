@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Callable
@@ -62,3 +63,35 @@ def play_random(
         if on_step:
             on_step(state, seat, action, events)
     return state
+
+
+def rearranged(
+    state: dict,
+    seat: int,
+    known: dict[int, list[str]],
+    rng: random.Random,
+    order: Callable[[str], Any] | None = None,
+) -> dict:
+    """A copy of a rummy state with the cards `seat` cannot see (other hands, the stock) dealt anew.
+
+    Sizes stay, and each other seat keeps the cards in `known[s]` (seen taken from the pile and
+    still held); hands are sorted by `order` as the engine keeps them.
+    """
+    other = copy.deepcopy(state)
+    pool = list(other["stock"])
+    for s, hand in enumerate(other["hands"]):
+        if s != seat:
+            hidden = list(hand)
+            for card in known.get(s, []):
+                hidden.remove(card)
+            pool += hidden
+    rng.shuffle(pool)
+    stock_size = len(other["stock"])
+    other["stock"], pool = pool[:stock_size], pool[stock_size:]
+    for s, hand in enumerate(other["hands"]):
+        if s != seat:
+            size = len(hand) - len(known.get(s, []))
+            other["hands"][s] = sorted([*known.get(s, []), *pool[:size]], key=order)
+            pool = pool[size:]
+    assert not pool
+    return other

@@ -14,6 +14,7 @@ from engines.cards import JOKER
 from engines.three_thirteen import GAME, bot_pro
 from engines.three_thirteen import bot as tt_bot
 from engines.three_thirteen.bot_eval import Judge, unseen_cards
+from tests.engines import harness
 from tests.engines.test_three_thirteen import act, all_cards, start, turn
 
 LEVELS = ("random", "easy", "medium", "hard", "pro")
@@ -67,27 +68,8 @@ def rearranged(state: dict, seat: int, rng: random.Random) -> dict:
 
     Sizes stay, and cards another player was seen taking from the pile stay in that hand.
     """
-    other = copy.deepcopy(state)
-    pool = list(other["stock"])
-    keep: dict[int, list[str]] = {}
-    for s, hand in enumerate(other["hands"]):
-        if s == seat:
-            continue
-        known = list(other["taken"][s])
-        hidden = list(hand)
-        for card in known:
-            hidden.remove(card)
-        keep[s] = known
-        pool += hidden
-    rng.shuffle(pool)
-    stock_size = len(other["stock"])
-    other["stock"], pool = pool[:stock_size], pool[stock_size:]
-    for s, known in keep.items():
-        size = len(other["hands"][s]) - len(known)
-        other["hands"][s] = sorted(known + pool[:size])
-        pool = pool[size:]
-    assert not pool
-    return other
+    known = {s: list(taken) for s, taken in enumerate(state["taken"])}
+    return harness.rearranged(state, seat, known, rng)
 
 
 # --- legality ------------------------------------------------------------------------------------

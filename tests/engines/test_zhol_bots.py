@@ -17,6 +17,7 @@ from engines.melds import goes_out
 from engines.zhol import GAME, RULES, bot_hand, bot_pro
 from engines.zhol import bot as zbot
 from engines.zhol.bot_knowledge import Knowledge
+from tests.engines import harness
 from tests.engines.harness import play_random
 from tests.engines.test_zhol import JUNK0, JUNK1, act, new
 
@@ -218,27 +219,9 @@ def playout_states(variant: str, seats: int, seed: int, count: int) -> list[dict
 def rearranged(state: dict, seat: int, rng: random.Random) -> dict:
     """The same state with the cards `seat` cannot see (other hands, the stock) dealt anew: sizes
     stay, and the cards another player was seen taking from the pile (and still holds) stay there."""
-    other = copy.deepcopy(state)
-    know = Knowledge(GAME.view(state, seat)) if state["turn"] == seat else None
-    assert know is not None
-    pool = list(other["stock"])
-    keep: dict[int, list[str]] = {}
-    for s, hand in enumerate(other["hands"]):
-        if s == seat:
-            continue
-        known = [bot_hand.CODE[c] for c in know.held[s].elements()]
-        hidden = list(hand)
-        for card in known:
-            hidden.remove(card)
-        keep[s] = known
-        pool += hidden
-    rng.shuffle(pool)
-    for s in keep:
-        n = len(other["hands"][s]) - len(keep[s])
-        other["hands"][s] = sorted(keep[s] + pool[:n], key=lambda c: (c == JOKER, "SHDC".find(c[1]), c))
-        pool = pool[n:]
-    other["stock"] = pool
-    return other
+    know = Knowledge(GAME.view(state, seat))
+    known = {s: [bot_hand.CODE[c] for c in know.held[s].elements()] for s in range(len(state["hands"]))}
+    return harness.rearranged(state, seat, known, rng, order=lambda c: (c == JOKER, "SHDC".find(c[1]), c))
 
 
 @pytest.mark.parametrize(
