@@ -42,8 +42,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # One listening socket per worker so the kernel spreads connections over them:
         # with a shared socket the first worker to wake keeps nearly every keep-alive client.
         "--reuse-port",
-        "--access-logfile", "-" if args.access_log else "/dev/null",
     ]  # fmt: skip
+    if args.access_log:
+        # Only when asked: even into /dev/null gunicorn formats a line per request.
+        gunicorn += ["--access-logfile", "-"]
     procs.append(subprocess.Popen(gunicorn, env=env))
     print(f"cardtable serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
 
