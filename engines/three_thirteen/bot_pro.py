@@ -7,11 +7,12 @@ still hold) and plays with no deliberate mistakes:
 - Draw: take the top discard when the points left after the best discard with it are below the
   average over the sampled stock cards (a wild card in the pile is always worth it).
 - Discard: go out when it can. Otherwise, for the few cards whose loss leaves the fewest points
-  now, estimate the points left after the next draw and its best discard over the sampled stock
-  cards, and (depth 2) after two draws, each sampled card paired with the next, each followed by
-  the greedy discard (0 once out); the score is half the first plus the second, a quarter of the
-  points left now, and a penalty for throwing a wild card (not when dumped) or a card that fits
-  what the next player took from the pile. The lowest score wins.
+  now, estimate the points left after the next draw and its best discard (`exact`: averaged over
+  every unseen card, weighted by its unseen copies; else over the sampled stock cards), and (depth
+  2) after two draws (`pairs` sampled pairs of distinct unseen cards, else each sampled card paired
+  with the next), each followed by the greedy discard (0 once out); the score is half the first
+  plus the second, a quarter of the points left now, and a penalty for throwing a wild card (not
+  when dumped) or a card that fits what the next player took from the pile. The lowest score wins.
 - Final turn (someone has gone out): only the points left count.
 - Redemption lay-offs as the other levels (the card that lowers the points most).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from typing import Any
 
 from engines.base import Action
@@ -30,8 +32,17 @@ from engines.three_thirteen.bot_eval import Judge, unseen_cards, without
 
 # samples: stock cards sampled per decision; candidates: discards searched beyond the best now;
 # time_limit: seconds after which no further candidate is searched (None: samples only).
-# depth: 2 also looks at a second draw (each sampled card paired with the next sampled one).
-PRO: dict[str, Any] = {"samples": 24, "candidates": 5, "depth": 2, "time_limit": 0.4}
+# depth: 2 also looks at a second draw. exact: the next draw averaged over every unseen card (else
+# over the samples); pairs: two-draw sequences sampled for depth 2 (else each sampled card paired
+# with the next one). Hard uses this function with one draw and a small budget (bot.HARD_BUDGET).
+PRO: dict[str, Any] = {
+    "samples": 24,
+    "candidates": 5,
+    "depth": 2,
+    "exact": True,
+    "pairs": 48,
+    "time_limit": 0.4,
+}
 NOW_WEIGHT = 0.25
 WILD_GIFT = 6.0  # a wild card on the pile is a gift to the next player
 FEED_GIFT = 2.0  # so is a card that fits what they took from the pile
@@ -101,14 +112,25 @@ def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] 
     if best_left == 0 or final_turn(view) or not sample:
         return discard_body(view, best, best_left, rng)
     scored: list[tuple[float, int, str, int]] = []
+    # exact: the next draw averaged over every unseen card (weighted by copies), not the sample.
+    kinds = sorted(Counter(unseen).items()) if budget.get("exact") else []
+    pairs: list[tuple[str, str]] = []
+    if budget.get("depth", 1) >= 2 and len(sample) >= 2:
+        if budget.get("pairs") and len(unseen) >= 2:
+            # Two draws in a row: `pairs` independent draws of two distinct unseen cards.
+            pairs = [(a, b) for a, b in (rng.sample(unseen, 2) for _ in range(budget["pairs"]))]
+        else:
+            # Pair each sampled card with the next one: its draw after this one.
+            pairs = [(sample[i], sample[(i + 1) % len(sample)]) for i in range(len(sample))]
     for card, left in ranked[: 1 + budget["candidates"]]:
         if limit is not None and scored and time.perf_counter() - start > limit:
             break
         rest = without(hand, card)
-        future = sum(next_draw_points(judge, rest, c) for c in sample) / len(sample)
-        if budget.get("depth", 1) >= 2 and len(sample) >= 2:
-            # Pair each sampled card with the next one: its draw after this one.
-            pairs = [(sample[i], sample[(i + 1) % len(sample)]) for i in range(len(sample))]
+        if kinds:
+            future = sum(k * next_draw_points(judge, rest, c) for c, k in kinds) / len(unseen)
+        else:
+            future = sum(next_draw_points(judge, rest, c) for c in sample) / len(sample)
+        if pairs:
             future = 0.5 * future + sum(two_draws_points(judge, rest, a, b) for a, b in pairs) / len(pairs)
         dumped = any(a.get("card") == card and "onto" in a for a in legal)
         if dumped:
