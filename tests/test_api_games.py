@@ -210,3 +210,29 @@ def test_zhol_clock_job_for_a_played_turn_does_nothing(api, app):
     assert svc.clock_expired(match_id, first_turn) == "stale"
     assert api.view(match_id)["version"] == version
     assert svc.store.load(match_id).record["clock"]["turn"] == first_turn + 1
+
+
+@pytest.mark.parametrize(
+    ("game", "levels"),
+    [
+        ("spades", ["pro", "easy", "hard", "medium"]),
+        ("zoliky", ["pro", "hard"]),
+        ("three-thirteen", ["pro", "medium", "easy"]),
+        ("zhol", ["easy", "pro", "medium", "hard"]),
+    ],
+)
+def test_bots_of_every_level_play_a_whole_round_with_no_client(client, worker, game, levels):
+    """A match of bots only: the workers chain every turn, and the next round, on their own."""
+    api = Api(client)
+    seats = [{"kind": "bot", "level": level} for level in levels]
+    match_id = api.create(game, seats, seed=42)["id"]
+    deadline = time.monotonic() + 120
+    seen = 0
+    while (view := api.view(match_id))["round"] < 2 and view["status"] != "finished":
+        assert time.monotonic() < deadline, f"stuck at {view['status']}, round {view['round']}"
+        got = api.events(match_id, after=seen, wait=2)["events"]  # long-poll for the next move
+        seen = got[-1]["seq"] if got else seen
+    events = api.events(match_id)["events"]
+    movers = {e["seat"] for e in events if e.get("bot") and "seat" in e}
+    assert movers == set(range(len(levels)))  # every level moved
+    assert not any("secret" in e for e in events)  # the spectator sees no hidden card
