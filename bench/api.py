@@ -65,28 +65,25 @@ def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, cwd: st
             time.sleep(0.1)
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (None once the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def cpu_seconds(pid: int, children: bool = True) -> float:
     """CPU time (user + system) of a process, or of its direct children (gunicorn's workers)."""
     pids = [pid]
     if children:
-        pids = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat") as f:
-                        fields = f.read().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                if int(fields[1]) == pid:
-                    pids.append(int(entry))
+        stats = ((int(e), _stat(int(e))) for e in os.listdir("/proc") if e.isdigit())
+        pids = [p for p, fields in stats if fields and int(fields[1]) == pid]
     total = 0.0
     for p in pids:
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        if fields := _stat(p):
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
 
 
@@ -267,7 +264,7 @@ def main() -> None:
                 f"{1000 * cpu[1] / moves:.2f} ms Redis; "
                 f"floor {1000 * fcpu[0] / fn:.2f} ms + {1000 * fcpu[1] / fn:.2f} ms"
             )
-            print(f"  ratio {result['rate'] / result['frate']:.2f}")
+            print(f"  ratio {rate / frate:.2f}")
         import redis
 
         from service.store import Store
@@ -313,8 +310,9 @@ def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: i
         from service.store import Store
 
         store = Store(redis.Redis.from_url(env["REDIS_URL"]))
-        finished = [m for m in ids if (ld := store.load(m)) and ld.record["state"]["status"] == "finished"]
-        record_size = max((len(json.dumps(store.load(m).record)) for m in ids), default=2000)
+        records = {m: store.load(m).record for m in ids}
+        finished = [m for m, record in records.items() if record["state"]["status"] == "finished"]
+        record_size = max((len(json.dumps(record)) for record in records.values()), default=2000)
         procs.pop().terminate()
 
         # --- the floor: one GET + one SET of a blob the size of a match record ---
