@@ -1,9 +1,10 @@
 """JSON encoding on the hot path: every move dumps the match record, its events and the view.
 
-orjson encodes several times faster than the standard library; it refuses integers beyond
-64 bits, which JSON itself allows, so those (never produced by the engines) fall back to the
-standard library rather than fail. Decoding stays with the standard library: orjson would
-read such an integer back as a float.
+orjson encodes and decodes several times faster than the standard library (a Spades match
+record: 13 against 60 us to decode here). It refuses to encode integers beyond 64 bits, which
+JSON itself allows, so those fall back to the standard library rather than fail; orjson would
+decode such an integer as a float. None reaches a record: the engines never produce one and
+every integer a client sends (seed, options, bids) is range-checked before it is stored.
 """
 
 from __future__ import annotations
@@ -24,4 +25,4 @@ def dumps(obj: Any) -> bytes:
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-loads = json.loads
+loads = orjson.loads
