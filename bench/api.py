@@ -151,7 +151,11 @@ def legal_play(hand: list[str], trick: list, broken: bool) -> list[str]:
     return [c for c in hand if c[1] != "S"] or hand
 
 
-def play_match(port: int, seed: int, latencies: list[float], ids: list[str], stop_at: float) -> int:
+def play_match(
+    port: int, seed: int, latencies: list[float], ids: list[str], stop_at: float, mean_gap: float = 0.0
+) -> int:
+    """Play one match with four seats; with `mean_gap`, moves are sent at random times that far
+    apart on average (otherwise back to back)."""
     c = Client(port)
     rng = random.Random(seed)
     seats = [{"kind": "human", "name": f"p{i}"} for i in range(4)]
@@ -163,6 +167,7 @@ def play_match(port: int, seed: int, latencies: list[float], ids: list[str], sto
     moves = 0
     hands: dict[int, list[str]] = {}
     view = None
+    send_at = time.perf_counter() + (rng.expovariate(1 / mean_gap) if mean_gap else 0.0)
     while time.monotonic() < stop_at:
         if view is None or view["status"] == "round_over" or not hands:
             if view is not None and view["status"] == "round_over":
@@ -181,8 +186,15 @@ def play_match(port: int, seed: int, latencies: list[float], ids: list[str], sto
         else:
             card = rng.choice(legal_play(hands[seat], table["trick"], table["spades_broken"]))
             action = {"type": "play", "card": card}
+        if mean_gap:
+            # Open loop: each move's send time is drawn in advance and its latency counts from
+            # then, so time spent queued behind a slow answer is not hidden by waiting for it.
+            time.sleep(max(0.0, send_at - time.perf_counter()))
         status, view, took = c.call("POST", f"/v1/matches/{match_id}/actions", action, tokens[seat])
         assert status == 200, view
+        if mean_gap:
+            took = max(took, time.perf_counter() - send_at)
+            send_at += rng.expovariate(1 / mean_gap)
         if action["type"] == "play":
             hands[seat].remove(action["card"])
         latencies.append(took)
@@ -190,7 +202,9 @@ def play_match(port: int, seed: int, latencies: list[float], ids: list[str], sto
     return moves
 
 
-def spades_worker(port: int, threads: int, seed: int, matches: int, seconds: float, out: mp.Queue) -> None:
+def spades_worker(
+    port: int, threads: int, seed: int, matches: int, seconds: float, mean_gap: float, out: mp.Queue
+) -> None:
     latencies: list[float] = []
     ids: list[str] = []
     stop_at = time.monotonic() + seconds
@@ -199,7 +213,7 @@ def spades_worker(port: int, threads: int, seed: int, matches: int, seconds: flo
     def run(i):
         n = 0
         for m in range(matches):
-            n += play_match(port, seed * 1000 + i * 100 + m, latencies, ids, stop_at)
+            n += play_match(port, seed * 1000 + i * 100 + m, latencies, ids, stop_at, mean_gap)
             if time.monotonic() >= stop_at:
                 break
         counts[i] = n
@@ -267,6 +281,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="gunicorn workers (as cardtable serve)")
     ap.add_argument("--threads", type=int, default=8, help="threads per worker (as cardtable serve)")
     ap.add_argument("--rounds", type=int, default=3, help="service-then-floor rounds, each on fresh servers")
+    ap.add_argument(
+        "--paced",
+        type=float,
+        default=0.5,
+        help="then offer this fraction of the median service rate, spread over the clients (0: skip)",
+    )
     args = ap.parse_args()
     threads = max(1, args.clients // args.processes)
 
@@ -301,6 +321,16 @@ def main() -> None:
                 f"floor {1000 * fcpu[0] / fn:.2f} ms + {1000 * fcpu[1] / fn:.2f} ms"
             )
             print(f"  ratio {rate / frate:.2f}")
+        if args.paced > 0:
+            offered = args.paced * statistics.median(x["rate"] for x in rounds)
+            gap = args.clients / offered
+            paced = paced_round(args, threads, env, seed=1 + 100 * args.rounds, mean_gap=gap)
+            finished += paced["finished"]
+            print(
+                f"paced: {args.clients} clients offering {offered:.0f} moves/s in all "
+                f"({args.paced:.0%} of the median rate above): {paced['rate']:.0f} moves/s; "
+                f"{latency(paced['lat'])}"
+            )
         import redis
 
         from service.store import Store
@@ -330,6 +360,35 @@ def main() -> None:
         print("no match finished within --seconds; raise it to measure memory per finished match")
 
 
+def finished_matches(env: dict, ids: list[str]) -> tuple[list[str], int]:
+    """The matches among `ids` that ended, and the largest record's size in bytes."""
+    import redis
+
+    from service.store import Store
+
+    store = Store(redis.Redis.from_url(env["REDIS_URL"]))
+    records = {m: store.load(m).record for m in ids}
+    finished = [m for m, record in records.items() if record["state"]["status"] == "finished"]
+    return finished, max((len(json.dumps(record)) for record in records.values()), default=2000)
+
+
+def paced_round(args, threads: int, env: dict, seed: int, mean_gap: float) -> dict:
+    """The service below saturation: each client sends its moves `mean_gap` apart on average."""
+    port = free_port()
+    proc = gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT)
+    try:
+        moves, lat, ids, wall = drive(
+            spades_worker,
+            lambda i: (port, threads, seed + i, args.matches, args.seconds, mean_gap),
+            args.processes,
+        )
+        finished, _ = finished_matches(env, ids)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    return {"rate": moves / wall, "lat": lat, "finished": finished}
+
+
 def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: int) -> dict:
     """The service, then the floor with the same gunicorn settings and the same clients."""
     procs = []
@@ -338,17 +397,12 @@ def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: i
         procs.append(gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT))
         cpu0 = cpu_seconds(procs[-1].pid), cpu_seconds(redis_proc.pid, children=False)
         moves, lat, ids, wall = drive(
-            spades_worker, lambda i: (port, threads, seed + i, args.matches, args.seconds), args.processes
+            spades_worker,
+            lambda i: (port, threads, seed + i, args.matches, args.seconds, 0.0),
+            args.processes,
         )
         cpu = cpu_seconds(procs[-1].pid) - cpu0[0], cpu_seconds(redis_proc.pid, children=False) - cpu0[1]
-        import redis
-
-        from service.store import Store
-
-        store = Store(redis.Redis.from_url(env["REDIS_URL"]))
-        records = {m: store.load(m).record for m in ids}
-        finished = [m for m, record in records.items() if record["state"]["status"] == "finished"]
-        record_size = max((len(json.dumps(record)) for record in records.values()), default=2000)
+        finished, record_size = finished_matches(env, ids)
         procs.pop().terminate()
 
         # --- the floor: one GET + one SET of a blob the size of a match record ---

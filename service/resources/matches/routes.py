@@ -75,7 +75,7 @@ class Matches(MethodView):
 
 @blp.route("/<match_id>")
 class MatchView(MethodView):
-    @blp.response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema)
     @_errors(401, 404)
     @blp.doc(security=OPTIONAL_AUTH)
     def get(self, match_id):
@@ -112,7 +112,7 @@ def _if_match(raw: str | None) -> int | None:
 class Actions(MethodView):
     @blp.arguments(ActionHeadersSchema(), location="headers")
     @blp.arguments(ActionSchema())
-    @blp.response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema)
     @_errors(401, 404, 409, 412, 422)
     @blp.doc(security=AUTH)
     def post(self, headers, action, match_id):
@@ -129,7 +129,7 @@ class Actions(MethodView):
 
 @blp.route("/<match_id>/rounds")
 class Rounds(MethodView):
-    @blp.response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema)
     @_errors(401, 403, 404, 409)
     @blp.doc(security=AUTH)
     def post(self, match_id):
@@ -140,7 +140,7 @@ class Rounds(MethodView):
 
 @blp.route("/<match_id>/end")
 class End(MethodView):
-    @blp.response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema)
     @_errors(401, 403, 404, 409)
     @blp.doc(security=AUTH)
     def post(self, match_id):
@@ -151,7 +151,7 @@ class End(MethodView):
 
 @blp.route("/<match_id>/leave")
 class Leave(MethodView):
-    @blp.response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema)
     @_errors(401, 404, 409)
     @blp.doc(security=AUTH)
     def post(self, match_id):
@@ -163,7 +163,7 @@ class Leave(MethodView):
 @blp.route("/<match_id>/events")
 class Events(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query")
-    @blp.response(200, EventsSchema)
+    @blp.view_response(200, EventsSchema)
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     def get(self, query, match_id):
