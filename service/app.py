@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import logging
 import time
 
 import redis
-from flask import Flask, request
+from flask import Flask, request, send_from_directory
 
 from service.config import Config
 from service.extensions import Api, error_response
@@ -16,6 +17,10 @@ from service.store import RateLimited, Store
 from workers.queue import JobQueue, make_queue
 
 API_TITLE = "cardtable"
+# Swagger UI's script and style come from the swagger-ui-py wheel, served by the API itself, so
+# /docs works where the browser cannot reach a CDN (a private network, these machines).
+SWAGGER_UI_ASSETS = "/docs/assets/"
+SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"}
 API_VERSION = "1.0.0"
 
 
@@ -35,7 +40,7 @@ def create_app(config: Config | None = None) -> Flask:
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        OPENAPI_SWAGGER_UI_URL=SWAGGER_UI_ASSETS,
         API_SPEC_OPTIONS={
             "info": {"description": "Card games as a service: Žolíky, Three Thirteen, Zhol and Spades."},
             "servers": [{"url": "/"}],
@@ -56,6 +61,13 @@ def create_app(config: Config | None = None) -> Flask:
     for blp in (games_blp, matches_blp, health_blp):
         api.register_blueprint(blp)
 
+    @app.get(SWAGGER_UI_ASSETS + "<name>")
+    def _swagger_ui_asset(name: str):
+        if name not in SWAGGER_UI_FILES:
+            raise ApiError(404, "not_found", f"no documentation asset {name!r}")
+        folder = importlib.resources.files("swagger_ui") / "static"
+        return send_from_directory(str(folder), name, max_age=24 * 3600)
+
     @app.errorhandler(ApiError)
     def _api_error(e: ApiError):
         return error_response(e.status, e.error, e.message, e.errors)
@@ -72,7 +84,7 @@ def create_app(config: Config | None = None) -> Flask:
     @app.before_request
     def _rate_limit():
         limit = config.RATE_LIMIT
-        if limit <= 0 or request.path in ("/healthz", "/readyz", "/metrics"):
+        if limit <= 0 or request.path in ("/healthz", "/readyz", "/metrics", "/docs"):
             return
         auth = request.headers.get("Authorization", "")
         who = hashlib.sha256(auth.encode()).hexdigest()[:20] if auth else (request.remote_addr or "-")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 
 import yaml
@@ -22,9 +23,22 @@ def test_committed_openapi_matches_what_the_service_generates(app, client):
     assert served["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
 
 
-def test_docs_page_is_served(client):
+def test_docs_page_is_served_with_its_own_assets(client):
     resp = client.get("/docs")
     assert resp.status_code == 200 and b"swagger" in resp.data.lower()
+    # Every script and style the page loads is served by the API itself (no CDN), and it is
+    # a Swagger UI that reads OpenAPI 3.1 (version 5 or later).
+    assets = re.findall(r'(?:src|href)="([^"]+)"', resp.get_data(as_text=True))
+    assert len(assets) == 3 and all(a.startswith("/docs/assets/") for a in assets), assets
+    for path in assets:
+        asset = client.get(path)
+        assert asset.status_code == 200 and len(asset.data) > 10_000, path
+        assert asset.mimetype in ("text/css", "text/javascript", "application/javascript"), asset.mimetype
+    bundle = client.get("/docs/assets/swagger-ui-bundle.js").get_data(as_text=True)
+    assert re.search(r'"5\.\d+\.\d+"', bundle)
+    # Nothing else of the package's folder is reachable.
+    for other in ("index.html", "..%2Fcore.py", "swagger-editor.js"):
+        assert client.get(f"/docs/assets/{other}").status_code == 404
 
 
 def _check_cardtable_command(argv: list[str]) -> None:
