@@ -16,6 +16,8 @@ from service.matches import ApiError, MatchService
 from service.store import RateLimited, Store
 from workers.queue import JobQueue, make_queue
 
+log = logging.getLogger("cardtable.app")
+
 API_TITLE = "cardtable"
 # Swagger UI's script and style come from the swagger-ui-py wheel, served by the API itself, so
 # /docs works where the browser cannot reach a CDN (a private network, these machines).
@@ -81,6 +83,19 @@ def create_app(config: Config | None = None) -> Flask:
             headers={"Retry-After": "1"},
         )
 
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def _store_unreachable(e: Exception):
+        # Redis down or restarting is not the client's fault nor a bug: a 503 it may retry
+        # (with If-Match, a retried move whose first answer was lost is refused with 412).
+        log.warning("Redis unreachable: %s", e)
+        return error_response(
+            503,
+            "unavailable",
+            "the match store is unreachable; try again shortly",
+            headers={"Retry-After": "1"},
+        )
+
     @app.before_request
     def _rate_limit():
         limit = config.RATE_LIMIT
@@ -98,6 +113,9 @@ def create_app(config: Config | None = None) -> Flask:
     @app.teardown_request
     def _flush_rate(exc):
         if config.RATE_LIMIT > 0:
-            svc.store.flush_rate()
+            try:
+                svc.store.flush_rate()
+            except (redis.ConnectionError, redis.TimeoutError):
+                pass  # the count is best effort; the request itself already got its answer
 
     return app

@@ -27,6 +27,7 @@ ERROR_IDS = {
     422: "validation_error",
     429: "rate_limited",
     500: "internal_error",
+    503: "unavailable",
 }
 
 

@@ -76,3 +76,23 @@ def test_threads_never_read_each_others_replies(app):
     for t in threads:
         t.join()
     assert not wrong
+
+
+def test_redis_down_is_a_503_the_client_may_retry():
+    from service.embedded import free_port
+
+    # Nothing listens on this port: every call that needs Redis fails to connect.
+    app = create_app(Config(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0", RATE_LIMIT=100))
+    c = app.test_client()
+    calls = [
+        c.get("/v1/matches/0123456789abcdef"),
+        c.post("/v1/matches", json={"game": "spades", "seats": HUMANS4}),
+        c.post("/v1/matches/0123456789abcdef/actions", json={"type": "bid"}, headers=auth("x")),
+        c.get("/v1/games"),
+    ]
+    for resp in calls:
+        body = resp.get_json()
+        assert resp.status_code == 503, body
+        assert body["error"] == "unavailable" and resp.headers["Retry-After"] == "1"
+    assert c.get("/healthz").status_code == 200
+    assert c.get("/readyz").get_json()["error"] == "not_ready"
