@@ -7,6 +7,7 @@ Cluster slot and the Lua scripts may touch all of them.
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 import zlib
 from contextvars import ContextVar
@@ -22,7 +23,7 @@ from service import codec
 # ARGV[1] expected version ('-1': the match must not exist yet), ARGV[2] new version,
 # ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
 # ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
-# ARGV[9..] new events as JSON.
+# ARGV[9] this write's random id (kept in field w), ARGV[10..] new events as JSON.
 # Returns 1 when written, 0 when the version did not match (nothing written).
 _COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -31,9 +32,9 @@ if ARGV[1] == '-1' then
 elseif cur ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3])
-if #ARGV >= 9 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 9))
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3], 'w', ARGV[9])
+if #ARGV >= 10 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 10))
 end
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
@@ -172,14 +173,26 @@ class Store:
             idem_value,
             idem_ttl,
             channel(match_id),
+            secrets.token_hex(8),
             *(codec.dumps(e) for e in events),
         ]
         keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
         try:
-            (written,) = self._roundtrip([("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False)
-        except redis.exceptions.NoScriptError:
-            # Redis restarted or its script cache was flushed: EVAL loads the script again.
-            (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
+            try:
+                (written,) = self._roundtrip([("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False)
+            except redis.exceptions.NoScriptError:
+                # Redis restarted or its script cache was flushed: EVAL loads the script again.
+                (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
+        except (redis.ConnectionError, redis.TimeoutError):
+            # The connection dropped before the answer came: the write may or may not have
+            # happened. Its id, stored with it, tells which; ask again on a new connection
+            # (which raises in turn if Redis is still away).
+            ((version, write_id),) = self._roundtrip([("HMGET", keys[0], "v", "w")], retry=True)
+            if write_id is not None and write_id.decode() == args[8] and int(version) == new_version:
+                return True
+            if expected is not None and version is not None and int(version) == expected:
+                return False  # not written: the caller may apply its action again
+            raise  # a new match, or another writer since: which happened is unknowable
         return bool(written)
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:

@@ -3,8 +3,11 @@ to connections and scripts, and never mix up two threads' replies."""
 
 from __future__ import annotations
 
+import socket
 import threading
+import time
 
+import pytest
 import redis
 
 from service.app import create_app
@@ -96,3 +99,72 @@ def test_redis_down_is_a_503_the_client_may_retry():
         assert body["error"] == "unavailable" and resp.headers["Retry-After"] == "1"
     assert c.get("/healthz").status_code == 200
     assert c.get("/readyz").get_json()["error"] == "not_ready"
+
+
+class DroppingProxy:
+    """A TCP proxy in front of the test Redis that can lose one commit on the wire: either the
+    request (Redis never sees it) or the reply (Redis applied it, the service never hears)."""
+
+    def __init__(self, redis_url: str):
+        host, port = redis_url.split("//")[1].split("/")[0].split(":")
+        self.target = (host, int(port))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"redis://127.0.0.1:{self.listener.getsockname()[1]}/0"
+        self.drop: str | None = None  # "request" or "reply": what the next commit loses
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            client, _ = self.listener.accept()
+            server = socket.create_connection(self.target)
+            mute = threading.Event()  # set: this connection's replies are swallowed
+            threading.Thread(target=self._up, args=(client, server, mute), daemon=True).start()
+            threading.Thread(target=self._down, args=(server, client, mute), daemon=True).start()
+
+    def _up(self, client, server, mute):
+        while data := client.recv(1 << 20):
+            drop, is_commit = self.drop, b"EVALSHA" in data or b"\r\nEVAL\r\n" in data
+            if is_commit and drop == "request":
+                self.drop = None
+                return self._cut(client, server)
+            if is_commit and drop == "reply":
+                mute.set()
+            server.sendall(data)
+            if is_commit and drop == "reply":
+                self.drop = None
+                time.sleep(0.2)  # Redis runs the script meanwhile; its answer goes nowhere
+                return self._cut(client, server)
+
+    @staticmethod
+    def _down(server, client, mute):
+        try:
+            while data := server.recv(1 << 20):
+                if not mute.is_set():
+                    client.sendall(data)
+        except OSError:
+            pass
+
+    @staticmethod
+    def _cut(client, server):
+        for s in (client, server):
+            s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+
+@pytest.mark.parametrize("lost", ["request", "reply"])
+def test_a_commit_lost_on_the_wire_is_applied_exactly_once(redis_url, lost):
+    proxy = DroppingProxy(redis_url)
+    app = create_app(Config(REDIS_URL=proxy.url, RATE_LIMIT=1000))
+    c = app.test_client()
+    created = Api(c).create("spades", HUMANS4, seed=13)
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    events_before = len(Api(c).events(match_id)["events"])
+    proxy.drop = lost
+    resp, before = _first_bid(c, match_id, tokens)
+    assert proxy.drop is None, "the proxy saw no commit"
+    # Lost request: the service finds the match unchanged and plays the bid again. Lost reply:
+    # it finds its own write there. Either way the bid is stored once and answered with 200.
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["version"] == before + 1
+    events = Api(c).events(match_id)["events"]
+    assert len(events) == events_before + 1 and events[-1]["type"] == "bid"
