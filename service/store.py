@@ -178,21 +178,30 @@ class Store:
         ]
         keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
         try:
-            try:
-                (written,) = self._roundtrip([("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False)
-            except redis.exceptions.NoScriptError:
-                # Redis restarted or its script cache was flushed: EVAL loads the script again.
-                (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
+            return self._run_commit(keys, args)
         except (redis.ConnectionError, redis.TimeoutError):
             # The connection dropped before the answer came: the write may or may not have
-            # happened. Its id, stored with it, tells which; ask again on a new connection
-            # (which raises in turn if Redis is still away).
+            # happened. Its id, stored with it, tells which (asked on a new connection, which
+            # raises in turn if Redis is still away).
             ((version, write_id),) = self._roundtrip([("HMGET", keys[0], "v", "w")], retry=True)
             if write_id is not None and write_id.decode() == args[8] and int(version) == new_version:
                 return True
-            if expected is not None and version is not None and int(version) == expected:
-                return False  # not written: the caller may apply its action again
-            raise  # a new match, or another writer since: which happened is unknowable
+            untouched = (
+                version is None if expected is None else version is not None and int(version) == expected
+            )
+            if untouched:
+                # Not written, and nobody else wrote: send it once more (the version check in
+                # the script still guards it). Callers never see the lost attempt: a bot's
+                # job or a clock's would otherwise end as stale and leave the match waiting.
+                return self._run_commit(keys, args)
+            raise  # another writer since: whether ours came first is unknowable
+
+    def _run_commit(self, keys: list[str], args: list[Any]) -> bool:
+        try:
+            (written,) = self._roundtrip([("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False)
+        except redis.exceptions.NoScriptError:
+            # Redis restarted or its script cache was flushed: EVAL loads the script again.
+            (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
         return bool(written)
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:

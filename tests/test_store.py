@@ -168,3 +168,18 @@ def test_a_commit_lost_on_the_wire_is_applied_exactly_once(redis_url, lost):
     assert resp.get_json()["version"] == before + 1
     events = Api(c).events(match_id)["events"]
     assert len(events) == events_before + 1 and events[-1]["type"] == "bid"
+
+
+def test_the_store_itself_resends_a_commit_whose_request_was_lost(redis_url):
+    # Bots and clocks commit through the same call and do not retry a "not written": the store
+    # must resend it itself, or a bot's job ends as stale and the match waits forever.
+    proxy = DroppingProxy(redis_url)
+    store = Store(redis.Redis.from_url(proxy.url))
+    app = create_app(Config(REDIS_URL=proxy.url, RATE_LIMIT=0))
+    match_id = Api(app.test_client()).create("spades", HUMANS4, seed=14)["id"]
+    loaded = store.load(match_id)
+    proxy.drop = "request"
+    assert store.commit(match_id, loaded.version, loaded.record, [{"type": "x"}], loaded.events, 60)
+    assert proxy.drop is None
+    assert store.load(match_id).version == loaded.version + 1
+    assert store.events(match_id, loaded.events)[-1]["type"] == "x"
