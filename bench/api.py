@@ -291,6 +291,11 @@ def main() -> None:
         help="then offer this fraction of the median service rate, spread over the clients (0: skip)",
     )
     ap.add_argument("--offer", type=float, help="moves/s to offer in the paced phase (e.g. with --rounds 0)")
+    ap.add_argument(
+        "--wrk",
+        action="store_true",
+        help="also drive the floor with wrk (C, needs the wrk binary) for its own p99",
+    )
     args = ap.parse_args()
     threads = max(1, args.clients // args.processes)
 
@@ -325,6 +330,8 @@ def main() -> None:
                 f"floor {1000 * fcpu[0] / fn:.2f} ms + {1000 * fcpu[1] / fn:.2f} ms"
             )
             print(f"  ratio {rate / frate:.2f}")
+        if args.wrk:
+            print(wrk_floor(args, env, floor_dir))
         if args.paced > 0 or args.offer:
             offered = args.offer or args.paced * statistics.median(x["rate"] for x in rounds)
             gap = args.clients / offered
@@ -394,6 +401,42 @@ def paced_round(args, threads: int, env: dict, seed: int, mean_gap: float) -> di
         proc.terminate()
         proc.wait(10)
     return {"rate": moves / wall, "lat": lat, "finished": finished}
+
+
+WRK_SCRIPT = """
+wrk.method = "POST"
+wrk.body = '{"type":"play","card":"QH"}'
+wrk.headers["Content-Type"] = "application/json"
+n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, "/floor/wrk-" .. (n % 50))
+end
+"""
+
+
+def wrk_floor(args, env: dict, floor_dir: str) -> str:
+    """The floor under wrk, a load generator in C that costs next to nothing: the best p99 the
+    bare endpoint reaches with `--clients` connections on this machine."""
+    script = os.path.join(floor_dir, "floor.lua")
+    with open(script, "w") as f:
+        f.write(WRK_SCRIPT)
+    port = free_port()
+    proc = gunicorn("floor_app:app", port, dict(env, BLOB_SIZE="2600"), args.workers, args.threads, floor_dir)
+    try:
+        cmd = ["wrk", "-t2", f"-c{args.clients}", f"-d{int(args.seconds)}s", "--latency", "-s", script]
+        out = subprocess.run(
+            [*cmd, f"http://127.0.0.1:{port}"], capture_output=True, text=True, check=True
+        ).stdout
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)
+    p99 = re.search(r"99%\s+(\S+)", out).group(1)
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return f"floor under wrk ({args.clients} connections): {float(rate):.0f} req/s, p99 {p99}" + (
+        f", {errors.group(1)} errors" if errors else ""
+    )
 
 
 def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: int) -> dict:
