@@ -19,11 +19,11 @@ from workers.queue import JobQueue, make_queue
 log = logging.getLogger("cardtable.app")
 
 API_TITLE = "cardtable"
+API_VERSION = "1.0.0"
 # Swagger UI's script and style come from the swagger-ui-py wheel, served by the API itself, so
 # /docs works where the browser cannot reach a CDN (a private network, these machines).
 SWAGGER_UI_ASSETS = "/docs/assets/"
 SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"}
-API_VERSION = "1.0.0"
 
 
 def build_service(config: Config) -> MatchService:
@@ -99,7 +99,7 @@ def create_app(config: Config | None = None) -> Flask:
     @app.before_request
     def _rate_limit():
         limit = config.RATE_LIMIT
-        if limit <= 0 or request.path in ("/healthz", "/readyz", "/metrics", "/docs"):
+        if limit <= 0 or request.path in ("/healthz", "/readyz", "/metrics"):
             return
         auth = request.headers.get("Authorization", "")
         who = hashlib.sha256(auth.encode()).hexdigest()[:20] if auth else (request.remote_addr or "-")

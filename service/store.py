@@ -128,8 +128,9 @@ class Store:
             conn.disconnect()
             if not retry:
                 raise
-            # A read is safe to repeat once on a fresh connection (Redis restarted, idle
-            # connection closed); a write is not, since it may have been applied.
+            # A read (or a rate count, where counting twice is harmless) is safe to repeat once
+            # on a fresh connection (Redis restarted, idle connection closed); a commit is not,
+            # since it may have been applied: commit() finds out by its write id.
             return self._roundtrip(commands, retry=False)
         except BaseException:
             conn.disconnect()
@@ -184,12 +185,9 @@ class Store:
             # happened. Its id, stored with it, tells which (asked on a new connection, which
             # raises in turn if Redis is still away).
             ((version, write_id),) = self._roundtrip([("HMGET", keys[0], "v", "w")], retry=True)
-            if write_id is not None and write_id.decode() == args[8] and int(version) == new_version:
+            if version == str(new_version).encode() and write_id == args[8].encode():
                 return True
-            untouched = (
-                version is None if expected is None else version is not None and int(version) == expected
-            )
-            if untouched:
+            if version == (None if expected is None else str(expected).encode()):
                 # Not written, and nobody else wrote: send it once more (the version check in
                 # the script still guards it). Callers never see the lost attempt: a bot's
                 # job or a clock's would otherwise end as stale and leave the match waiting.
