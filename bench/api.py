@@ -335,7 +335,9 @@ def main() -> None:
         if args.paced > 0 or args.offer:
             offered = args.offer or args.paced * statistics.median(x["rate"] for x in rounds)
             gap = args.clients / offered
-            paced = paced_round(args, threads, env, seed=1 + 100 * args.rounds, mean_gap=gap)
+            paced = service_phase(
+                args, threads, env, redis_proc.pid, seed=1 + 100 * args.rounds, mean_gap=gap
+            )
             finished += paced["finished"]
             print(
                 f"paced: {args.clients} clients offering {offered:.0f} moves/s in all "
@@ -386,21 +388,27 @@ def finished_matches(env: dict, ids: list[str]) -> tuple[list[str], int]:
     return finished, max((len(json.dumps(record)) for record in records.values()), default=2000)
 
 
-def paced_round(args, threads: int, env: dict, seed: int, mean_gap: float) -> dict:
-    """The service below saturation: each client sends its moves `mean_gap` apart on average."""
+def service_phase(args, threads: int, env: dict, redis_pid: int, seed: int, mean_gap: float = 0.0) -> dict:
+    """The service on a fresh gunicorn, played by the clients (back to back, or `mean_gap` apart
+    on average), with the CPU its workers and Redis spent meanwhile."""
     port = free_port()
     proc = gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT)
     try:
+        cpu0 = cpu_seconds(proc.pid), cpu_seconds(redis_pid, children=False)
         moves, lat, ids, wall = drive(
             spades_worker,
             lambda i: (port, threads, seed + i, args.matches, args.seconds, mean_gap),
             args.processes,
         )
-        finished, _ = finished_matches(env, ids)
+        cpu = cpu_seconds(proc.pid) - cpu0[0], cpu_seconds(redis_pid, children=False) - cpu0[1]
+        finished, record_size = finished_matches(env, ids)
     finally:
         proc.terminate()
         proc.wait(10)
-    return {"rate": moves / wall, "lat": lat, "finished": finished}
+    return {
+        "moves": moves, "wall": wall, "rate": moves / wall, "lat": lat, "cpu": cpu,
+        "finished": finished, "record_size": record_size,
+    }  # fmt: skip
 
 
 WRK_SCRIPT = """
@@ -441,36 +449,21 @@ def wrk_floor(args, env: dict, floor_dir: str) -> str:
 
 def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: int) -> dict:
     """The service, then the floor with the same gunicorn settings and the same clients."""
-    procs = []
-    try:
-        port = free_port()
-        procs.append(gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT))
-        cpu0 = cpu_seconds(procs[-1].pid), cpu_seconds(redis_proc.pid, children=False)
-        moves, lat, ids, wall = drive(
-            spades_worker,
-            lambda i: (port, threads, seed + i, args.matches, args.seconds, 0.0),
-            args.processes,
-        )
-        cpu = cpu_seconds(procs[-1].pid) - cpu0[0], cpu_seconds(redis_proc.pid, children=False) - cpu0[1]
-        finished, record_size = finished_matches(env, ids)
-        procs.pop().terminate()
+    result = service_phase(args, threads, env, redis_proc.pid, seed)
 
-        # --- the floor: one GET + one SET of a blob the size of a match record ---
-        fport = free_port()
-        fenv = dict(env, BLOB_SIZE=str(record_size))
-        procs.append(gunicorn("floor_app:app", fport, fenv, args.workers, args.threads, floor_dir))
-        per_client = max(50, len(lat) // args.clients)
-        fcpu0 = cpu_seconds(procs[-1].pid), cpu_seconds(redis_proc.pid, children=False)
+    # --- the floor: one GET + one SET of a blob the size of a match record ---
+    fport = free_port()
+    fenv = dict(env, BLOB_SIZE=str(result["record_size"]))
+    proc = gunicorn("floor_app:app", fport, fenv, args.workers, args.threads, floor_dir)
+    try:
+        per_client = max(50, len(result["lat"]) // args.clients)
+        fcpu0 = cpu_seconds(proc.pid), cpu_seconds(redis_proc.pid, children=False)
         fn, flat, _, fwall = drive(floor_worker, lambda i: (fport, threads, per_client), args.processes)
-        fcpu = cpu_seconds(procs[-1].pid) - fcpu0[0], cpu_seconds(redis_proc.pid, children=False) - fcpu0[1]
+        fcpu = cpu_seconds(proc.pid) - fcpu0[0], cpu_seconds(redis_proc.pid, children=False) - fcpu0[1]
     finally:
-        for p in procs:
-            p.terminate()
-            p.wait(10)
-    return {
-        "moves": moves, "wall": wall, "rate": moves / wall, "lat": lat, "cpu": cpu, "finished": finished,
-        "fn": fn, "fwall": fwall, "frate": fn / fwall, "flat": flat, "fcpu": fcpu,
-    }  # fmt: skip
+        proc.terminate()
+        proc.wait(10)
+    return {**result, "fn": fn, "fwall": fwall, "frate": fn / fwall, "flat": flat, "fcpu": fcpu}
 
 
 if __name__ == "__main__":
