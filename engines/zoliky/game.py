@@ -17,6 +17,9 @@ Decisions where RULES.md is silent (also in docs/rules.md, "Žolíky"):
   whose suit is still open counts as its rank's value.
 - Cards that can be read as a meld in more than one way take the reading worth most points.
 - A lay-off keeps the meld's kind: a set stays a set of its rank, a run stays a run.
+- A joker on the table keeps the card it stands for: lay-offs (also inside meld, take_discard
+  and take_closing) are read against the meld as it lies, each joker of a run fixed; the card a
+  joker stands for goes in only by swap_joker (rules.lay_off_reading). Set jokers keep their rank.
 - A joker swap takes one joker per action, from any table meld (either player's); a joker
   standing for an open suit may be replaced by a card of any suit missing from the set.
 - A turn must end with a discard: a meld, lay-off or take_discard action may not use up the
@@ -67,9 +70,11 @@ from engines.zoliky.rules import (
     card_points,
     describe,
     hand_shortfall,
+    lay_off_reading,
     opening_problem,
     read_meld,
     sort_key,
+    why_no_lay_off,
     why_not_a_meld,
 )
 
@@ -618,12 +623,10 @@ class ZolikyGame(Game):
                     )
                 ref = new_ids[ref]
             target = table[self._find_meld(table, ref)]
-            result = read_meld([*target["cards"], *lay_off["cards"]], kind=target["kind"])
+            # Read against the meld as it lies, its jokers fixed (docs/rules.md, "Laying off").
+            result = lay_off_reading(target, lay_off["cards"])
             if result is None:
-                raise IllegalAction(
-                    f"{describe(lay_off['cards'])} cannot be laid off on {target['id']} "
-                    f"({describe(target['cards'])}): the {target['kind']} would not stay valid"
-                )
+                raise IllegalAction(why_no_lay_off(target, lay_off["cards"]))
             target["cards"] = list(result.cards)
             target["stands_for"] = list(result.stands_for)
             events.append(

@@ -24,7 +24,16 @@ from engines.errors import (
 )
 from engines.melds import classify
 from engines.zoliky import GAME, ZolikyGame
-from engines.zoliky.rules import RULES, card_points, meld_points, read_meld, why_not_a_meld
+from engines.zoliky.bot_hand import Slot
+from engines.zoliky.rules import (
+    RULES,
+    card_points,
+    joker_cards,
+    lay_off_reading,
+    meld_points,
+    read_meld,
+    why_not_a_meld,
+)
 from tests.engines.harness import play_random
 
 FULL = GAME.full_deck({})
@@ -566,6 +575,86 @@ def test_a_set_joker_is_replaced_only_by_a_suit_not_yet_present():
     assert message == "a joker in the set m3 can be replaced only by a 5 of a suit not yet in the set"
 
 
+# --- a joker on the table keeps its card ----------------------------------------------------------
+
+RUN_CUTTER = ["5D", "7D", JOKER, "QS", "KS", "AS", "6D", "8D", "TD", "QC", "2C", "4C", "9C"]
+RUN_MELDS = [["5D", JOKER, "7D"], ["QS", "KS", "AS"]]
+KEEPS = "a joker on the table keeps the card it stands for"
+
+
+def jokers_run_at_turn_7() -> dict:
+    """Seat 0 has drawn at turn 7 and holds RUN_MELDS (18 + 31 points) and 6D 8D TD."""
+    state = new(RUN_CUTTER, OTHER, cut=("5C", "6C", "7C"), draws=("3H",))
+    to_turn_7(state)
+    draw(state, 0)
+    return state
+
+
+def test_a_lay_off_never_moves_a_table_joker_and_its_card_goes_in_by_a_swap():
+    state = jokers_run_at_turn_7()
+    act(state, 0, {"type": "meld", "melds": RUN_MELDS})
+    assert table(state)["m1"]["stands_for"] == ["5D", "6D", "7D"]
+    # 5D 6D 7D 8D JK TD would read as a run, the joker moved to 9D: refused.
+    message = refused(state, 0, {"type": "lay_off", "meld": "m1", "cards": ["6D", "8D", "TD"]})
+    assert message == (
+        "6D 8D TD cannot be laid off on m1 (5D JK 7D): a joker on the table keeps the card it "
+        "stands for, and the joker there stands for 6D; 6D goes in only by a joker swap"
+    )
+    assert KEEPS in refused(state, 0, {"type": "lay_off", "meld": "m1", "cards": ["6D"]})
+    # Extending the run past the joker is still a lay-off.
+    act(state, 0, {"type": "lay_off", "meld": "m1", "cards": ["8D"]})
+    m1 = table(state)["m1"]
+    assert m1["cards"] == ["5D", JOKER, "7D", "8D"] and m1["stands_for"] == ["5D", "6D", "7D", "8D"]
+    act(state, 0, {"type": "swap_joker", "meld": "m1", "card": "6D"})
+    assert table(state)["m1"]["cards"] == ["5D", "6D", "7D", "8D"]
+    assert JOKER in state["hands"][0] and "6D" not in state["hands"][0]
+    act(state, 0, {"type": "lay_off", "meld": "m1", "cards": [JOKER, "TD"]})
+    assert table(state)["m1"]["stands_for"] == ["5D", "6D", "7D", "8D", "9D", "TD"]
+
+
+def test_a_new_melds_jokers_are_fixed_for_the_lay_offs_of_the_same_action():
+    state = jokers_run_at_turn_7()
+    lay_offs = [{"meld": 0, "cards": ["6D", "8D", "TD"]}]
+    message = refused(state, 0, {"type": "meld", "melds": RUN_MELDS, "lay_offs": lay_offs})
+    assert KEEPS in message and "cannot be laid off on m1" in message
+
+
+def _on_top(state: dict, card: str, where: str) -> None:
+    """Put the stock's copy of `card` on the discard pile or aside as the closing card."""
+    index = state["stock"].index(card)
+    if where == "discard":
+        state["stock"][index], state["discard"][-1] = state["discard"][-1], card
+    else:
+        state["stock"][index], state["closing_card"] = state["closing_card"], card
+
+
+@pytest.mark.parametrize("kind", ["take_discard", "take_closing"])
+def test_taking_a_card_to_lay_it_off_in_a_jokers_place_is_refused(kind):
+    state = swap_table()  # m1 = 7H 8H JK(9H) TH JH; seat 1 holds 9H and opens with QS QH QD, 3C-6C
+    _on_top(state, "9H", "discard" if kind == "take_discard" else "closing")
+    action = {
+        "type": kind,
+        "melds": [["3C", "4C", "5C", "6C"], ["QS", "QH", "QD"]],
+        # 7H 8H 9H TH JH JK KH would read as a run with the joker moved to QH.
+        "lay_offs": [{"meld": "m1", "cards": ["9H", "KH"]}],
+    }
+    state["hands"][1][state["hands"][1].index("8S")] = "KH"
+    state["stock"][state["stock"].index("KH")] = "8S"
+    assert read_meld([*table(state)["m1"]["cards"], "9H", "KH"]) is not None
+    if kind == "take_closing":
+        action["discard"] = "2S"
+    assert KEEPS in refused(state, 1, action)
+
+
+def test_a_set_joker_keeps_its_rank_and_a_lay_off_may_settle_its_open_suit():
+    state = swap_table()
+    draw(state, 1)
+    act(state, 1, {"type": "meld", "melds": [["3C", "4C", "5C", "6C"], ["QS", "QH", "QD"]]})
+    act(state, 1, {"type": "lay_off", "meld": "m3", "cards": ["5D"]})
+    m3 = table(state)["m3"]
+    assert sorted(m3["stands_for"]) == ["5C", "5D", "5H", "5S"] and JOKER in m3["cards"]
+
+
 # --- taking the discard ------------------------------------------------------------------------
 
 TAKE_CUTTER = ["9H", "TH", "KS", "KD", "KC", "2D", "3D", "4D", "5D", "7C", "7S", "8S", "QC"]
@@ -1051,7 +1140,7 @@ def fitting_melds(card: str, melds: list[dict]) -> list[str]:
             and (card[0] if meld["kind"] == "set" else card[1]) != natural[meld["kind"] == "run"]
         ):
             continue
-        if read_meld([*meld["cards"], card], kind=meld["kind"]) is not None:
+        if lay_off_reading(meld, [card]) is not None:
             out.append(meld["id"])
     return out
 
@@ -1067,6 +1156,8 @@ class Playout:
         self.sizes: list[int] = []
         self.valid_melds: set = set()
         self.views: dict = {}  # the seats' views of the state as on_step last saw it
+        self.tables: dict[str, list[str]] = {}  # per run on the table, what its jokers stood for
+        self.joker_refusals = 0  # lay-offs of a joker's card tried and refused
 
     # the policy
     def pick(self, game: ZolikyGame, state: dict, seat: int, legal: list, rng: random.Random) -> dict:
@@ -1078,6 +1169,8 @@ class Playout:
         self.views.clear()
         assert view["legal_actions"] == legal and game.legal_actions(state, 1 - seat) == []
         self.sizes = [len(h) for h in state["hands"]]
+        if "lay_off" in {a["type"] for a in legal}:
+            self.try_a_jokers_card(game, state, seat, view)
         # The bot plays a share of the decisions: its better melding keeps rounds short.
         if rng.random() < self.bot_share:
             return game.bot_action(view, "easy", rng)
@@ -1104,6 +1197,21 @@ class Playout:
         if loose and rng.random() < 0.95:
             return max(loose, key=lambda a: (card_points(a["card"]), a["card"]))
         return rng.choice([a for a in legal if a["type"] == "discard"])
+
+    def try_a_jokers_card(self, game: ZolikyGame, state: dict, seat: int, view: dict) -> None:
+        """Lay off the card a table joker stands for, with the hand's other cards of its suit (so
+        that a re-reading could move the joker): always refused, naming the rule."""
+        for meld in view["table"]["melds"]:
+            held = [c for c in joker_cards(meld) if c in view["hand"]] if meld["kind"] == "run" else []
+            if not held:
+                continue
+            more = [c for c in dict.fromkeys(view["hand"]) if c[1] == held[0][1] and c != held[0]]
+            action = {"type": "lay_off", "meld": meld["id"], "cards": [held[0], *more[:3]]}
+            trial = json.loads(json.dumps(state))
+            with pytest.raises(IllegalAction, match="a joker on the table keeps the card it stands for"):
+                game.apply(trial, seat, action)
+            assert trial == state
+            self.joker_refusals += 1
 
     @staticmethod
     def attempts(view: dict, guesses: list[list[str]], types: set, rng: random.Random):
@@ -1158,10 +1266,38 @@ class Playout:
                 reading = read_meld(meld["cards"], kind=meld["kind"])
                 assert reading is not None and classify(meld["cards"], RULES) is not None
                 assert (reading.cards, reading.stands_for) == key[1:]
+                self.check_slot(meld)
                 self.valid_melds.add(key)
+        self.check_jokers_fixed(state)
         if state["status"] == "active" and state["phase"] == "draw":
             assert all(len(h) <= 12 for h in state["hands"])
         self.check_views(state)
+
+    @staticmethod
+    def check_slot(meld: dict) -> None:
+        """The bots' lay-off model of a table meld takes exactly the cards the engine accepts."""
+        natural = next(c for c in meld["cards"] if c != JOKER)
+        near = [r + natural[1] for r in RANKS] if meld["kind"] == "run" else [natural[0] + s for s in "SHDC"]
+        fits = {c for c in near if lay_off_reading(meld, [c]) is not None}
+        assert set(Slot.of(meld).takes()) == fits, meld
+
+    def check_jokers_fixed(self, state: dict) -> None:
+        """Every table joker keeps the card it stood for when its meld was laid: in a run the place
+        holds a joker or, after a swap, that very card; in a set the joker keeps the set's rank."""
+        if state["turn_number"] == 1 or len(self.tables) > len(state["melds"]):
+            self.tables = {}  # a new round: meld ids start again
+        for meld in state["melds"]:
+            if JOKER not in meld["cards"]:
+                continue
+            stands = joker_cards(meld)
+            if meld["kind"] == "set":
+                rank = next(c for c in meld["cards"] if c != JOKER)[0]
+                assert all(s[0] == rank for s in stands)
+                continue
+            at = dict(zip(meld["stands_for"], meld["cards"], strict=True))
+            for card in self.tables.get(meld["id"], ()):
+                assert at.get(card) in (JOKER, card), (card, meld)
+            self.tables[meld["id"]] = stands
 
     def check_views(self, state: dict) -> None:
         """No view holds a card its viewer may not see.
@@ -1237,7 +1373,7 @@ def test_random_rounds_keep_every_invariant():
             on_step=playout.on_step,
             max_steps=3000,
         )
-    assert playout.refused > 1000
+    assert playout.refused > 1000 and playout.joker_refusals > 0
     assert (
         min(playout.accepted[t] for t in ("meld", "lay_off", "swap_joker", "take_discard", "take_closing"))
         > 0
