@@ -406,7 +406,7 @@ class MatchService:
                 entry.update(kind="open", name=None, token=None, joined=None)
                 if not any(s["kind"] == "human" for s in record["seats"]):
                     record["status"] = "aborted"
-                    events.append({"type": "match_aborted"})
+                    events.append({"type": "match_over", "winners": [], "reason": "aborted"})
             elif status in ("active", "round_over"):
                 if entry.get("left"):
                     raise ApiError(409, "match_not_active", "you already left this match")

@@ -361,7 +361,7 @@ class ZholGame(Game):
         state["status"] = "round_over"
         state["turn"] = state["phase"] = None
         state["taken"] = state["drawn"] = None
-        return [{"type": "zhol" if winner is not None else "hand_drawn", "seat": winner, "result": result}]
+        return [{"type": "round_over", "round": state["round"], "seat": winner, "result": result}]
 
     def _resign(self, state: State, seat: int) -> list[Event]:
         if state["status"] not in ("active", "round_over"):
@@ -499,6 +499,7 @@ def choose_discard(hand: list[str], taken: str | None) -> str:
 
 GAME = ZholGame(
     id="zhol",
+    move_events=("draw", "reshuffle", "discard", "resign"),
     name="Zhol",
     min_seats=2,
     max_seats=4,

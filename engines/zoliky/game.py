@@ -314,7 +314,6 @@ class ZolikyGame(Game):
             }
         )
         return [
-            {"type": "round_start", "round": state["round"], "cutter": cutter, "carried_jokers": carried},
             {
                 "type": "cut",
                 "seat": cutter,
@@ -324,6 +323,9 @@ class ZolikyGame(Game):
             },
             {
                 "type": "deal",
+                "round": state["round"],
+                "cutter": cutter,
+                "carried_jokers": carried,
                 "cards": {str(s): len(hands[s]) for s in (0, 1)},
                 "secret": {str(s): {"hand": sorted(hands[s], key=sort_key)} for s in (0, 1)},
             },
@@ -414,7 +416,7 @@ class ZolikyGame(Game):
         state["resigned"][seat] = True
         state["status"] = "finished"
         state["winners"] = [1 - seat]
-        return [{"type": "resign", "seat": seat}, {"type": "match_end", "winners": [1 - seat]}]
+        return [{"type": "resign", "seat": seat}, self._match_over(state, "resign")]
 
     def _do_draw(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
         events: list[Event] = []
@@ -682,11 +684,11 @@ class ZolikyGame(Game):
         state["round_result"] = result
         state["turn_seat"] = None
         state["phase"] = None
-        events: list[Event] = [{"type": "round_end", **_copy_result(result)}]
+        events: list[Event] = [{"type": "round_over", **_copy_result(result)}]
         if state["wins"][winner] >= state["options"]["target_wins"]:
             state["status"] = "finished"
             state["winners"] = [winner]
-            events.append({"type": "match_end", "winners": [winner]})
+            events.append(self._match_over(state, "target"))
         else:
             state["status"] = "round_over"
         return events
@@ -700,7 +702,13 @@ class ZolikyGame(Game):
         state["winners"] = winners
         state["turn_seat"] = None
         state["phase"] = None
-        return [{"type": "match_end", "winners": winners, "ended_by_host": True}]
+        return [{**self._match_over(state, "ended"), "ended_by_host": True}]
+
+    @staticmethod
+    def _match_over(state: State, reason: str) -> Event:
+        """The match's last event, shaped as in every game (docs/api.md, "Events")."""
+        scores = {str(s): state["wins"][s] for s in (0, 1)}
+        return {"type": "match_over", "winners": list(state["winners"]), "reason": reason, "scores": scores}
 
     # --- view ----------------------------------------------------------------------------
 
@@ -763,6 +771,18 @@ class ZolikyGame(Game):
 
 GAME = ZolikyGame(
     id="zoliky",
+    move_events=(
+        "cut",
+        "draw",
+        "reshuffle",
+        "take_discard",
+        "take_closing",
+        "meld",
+        "lay_off",
+        "swap_joker",
+        "discard",
+        "resign",
+    ),
     name="Žolíky",
     min_seats=2,
     max_seats=2,

@@ -224,7 +224,8 @@ def test_deal_one_at_a_time_from_the_top_cutter_first():
     assert sorted(state["hands"][0]) == sorted(deck[1:24:2])  # the other: 12 cards
     assert state["stock"][0] == deck[25] and state["stock"][-2:] == [normal[101], normal[102]]
     assert state["turn_seat"] == 1 and state["phase"] == "discard" and state["discard"] == []
-    assert [e["type"] for e in events] == ["round_start", "cut", "deal"]
+    assert [e["type"] for e in events] == ["cut", "deal"]
+    assert events[1]["round"] == 1 and events[1]["cutter"] == 1 and events[1]["carried_jokers"] == 0
 
 
 def test_deal_skips_the_full_hand_of_a_cutter_with_cut_jokers():
@@ -720,8 +721,8 @@ def test_take_closing_only_to_meld_it_and_close_in_the_same_turn():
         "meld",
         "meld",
         "discard",
-        "round_end",
-        "match_end",
+        "round_over",
+        "match_over",
     ]
     assert state["status"] == "finished" and state["winners"] == [0]
     result = state["round_result"]
@@ -751,7 +752,7 @@ def test_melding_never_ends_the_round_a_card_must_stay_and_the_discard_closes():
     assert state["status"] == "active" and state["hands"][0] == ["9D"] and state["phase"] == "play"
     assert [a["type"] for a in GAME.legal_actions(state, 0)] == ["discard"]
     events = act(state, 0, {"type": "discard", "card": "9D"})
-    assert events[-1]["type"] == "round_end" and state["status"] == "round_over"
+    assert events[-1]["type"] == "round_over" and state["status"] == "round_over"
     assert state["wins"] == [1, 0] and GAME.view(state, 1)["scores"] == {"0": 1, "1": 0}
 
 
@@ -783,7 +784,8 @@ def test_jokers_left_with_the_winner_go_into_the_next_round_and_the_winner_cuts(
     assert state["hands"][1].count(JOKER) >= 1 + cut_jokers  # more may be dealt
     assert [len(h) for h in state["hands"]] == [12, 13]
     assert all_cards(state) == Counter(FULL)
-    assert events[0] == {"type": "round_start", "round": 2, "cutter": 1, "carried_jokers": 1}
+    deal = events[1]
+    assert deal["type"] == "deal" and (deal["round"], deal["cutter"], deal["carried_jokers"]) == (2, 1, 1)
 
 
 def test_a_player_keeping_one_card_draws_first_next_turn():
@@ -843,7 +845,10 @@ def test_the_match_ends_at_target_wins_or_when_the_host_ends_it():
     act(state, 0, {"type": "take_closing", "melds": melds, "discard": "8C"})
     assert state["status"] == "round_over" and state["winners"] is None
     events = GAME.end_match(state)
-    assert events == [{"type": "match_end", "winners": [0], "ended_by_host": True}]
+    scores = {"0": 1, "1": 0}
+    assert events == [
+        {"type": "match_over", "winners": [0], "reason": "ended", "scores": scores, "ended_by_host": True}
+    ]
     assert state["status"] == "finished" and state["winners"] == [0]
     with pytest.raises(MatchNotActive):
         GAME.end_match(state)
@@ -855,7 +860,8 @@ def test_the_match_ends_at_target_wins_or_when_the_host_ends_it():
 def test_resign_ends_the_match_for_the_other_player():
     state = new()
     events = act(state, 1, {"type": "resign"})  # not seat 1's turn: resigning needs none
-    assert events == [{"type": "resign", "seat": 1}, {"type": "match_end", "winners": [0]}]
+    over = {"type": "match_over", "winners": [0], "reason": "resign", "scores": {"0": 0, "1": 0}}
+    assert events == [{"type": "resign", "seat": 1}, over]
     assert state["status"] == "finished" and state["winners"] == [0]
     assert GAME.view(state, 0)["players"][1]["resigned"] is True
     refused(state, 0, {"type": "resign"}, MatchNotActive)
@@ -1008,7 +1014,7 @@ def test_out_of_turn_and_not_active():
 def test_events_show_hidden_cards_only_to_their_owner():
     options = GAME.validate_options({}, 2)
     state, events = GAME.new_match(options, 2, 9)
-    deal = events[2]
+    deal = events[1]
     for seat in (0, 1):
         assert sorted(redact_event(deal, seat)["hand"]) == sorted(state["hands"][seat])
     assert "hand" not in redact_event(deal, None) and redact_event(deal, None)["cards"] == {"0": 13, "1": 12}
@@ -1351,7 +1357,7 @@ class Playout:
                 assert set(event["secret"]) <= {"0", "1"}
             if event["type"] == "draw":
                 assert "card" not in redact_event(event, 1 - seat) and "card" not in redact_event(event, None)
-            if event["type"] == "round_end":
+            if event["type"] == "round_over":
                 self.rounds += 1
                 assert event["winner"] == seat and all(c == JOKER for c in state["hands"][seat])
                 for s in (0, 1):
