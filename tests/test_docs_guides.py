@@ -11,19 +11,14 @@ tokens), everything else must be equal.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from service.embedded import free_port
+from tests.serve_helpers import cardtable_serve
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDES = ROOT / "docs" / "guide"
@@ -114,40 +109,11 @@ def check_output(page: str, body: str, actual: str, expected: tuple[str, str]) -
 
 @pytest.fixture(scope="module")
 def live_service(tmp_path_factory):
-    """`cardtable serve` as the guides start it, on a free port, with stacked decks allowed."""
+    """`cardtable serve` as the guides start it, with stacked decks allowed."""
     data = tmp_path_factory.mktemp("guide-serve")
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(PYTHONPATH=str(ROOT), CARDTABLE_ALLOW_STACKED_DECK="1", CARDTABLE_LOG_LEVEL="WARNING")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data)],
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while not _ready(base):
-            assert proc.poll() is None, "cardtable serve exited"
-            assert time.monotonic() < deadline, "cardtable serve did not become ready"
-            time.sleep(0.2)
+    env = {"CARDTABLE_ALLOW_STACKED_DECK": "1", "CARDTABLE_LOG_LEVEL": "WARNING"}
+    with cardtable_serve(str(data), **env) as (_, base):
         yield base
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _ready(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/readyz", timeout=5) as resp:
-            return resp.status == 200
-    except OSError:
-        return False
 
 
 GAMES = ["zoliky", "three-thirteen", "zhol", "spades"]
