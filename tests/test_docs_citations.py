@@ -53,3 +53,15 @@ def test_every_docs_page_cited_from_code_exists():
             if not (ROOT / cited).is_file():
                 missing.add(f"{path.relative_to(ROOT)} cites {cited}")
     assert not missing, sorted(missing)
+
+
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_every_relative_link_of_the_docs_leads_to_a_file_of_the_repository():
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert broken == []
