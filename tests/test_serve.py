@@ -10,7 +10,9 @@ import time
 import urllib.error
 import urllib.request
 
-from tests.serve_helpers import cardtable_serve
+from tests.serve_helpers import ROOT, cardtable_serve
+
+__all__ = ["ROOT", "call"]  # other service tests start from these
 
 
 def call(base, method, path, body=None, token=None):
