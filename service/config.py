@@ -33,7 +33,7 @@ class Config:
     QUEUE: str = "cardtable"
     LOG_LEVEL: str = "INFO"
     IDEMPOTENCY_TTL: int = 24 * 3600
-    # Longest long-poll on /events (API.md caps `wait` at 30 s).
+    # Longest long-poll on /events (docs/api.md caps `wait` at 30 s).
     MAX_WAIT: int = 30
 
     @classmethod

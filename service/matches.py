@@ -32,7 +32,7 @@ _RESIGNED_LEVEL = "medium"
 
 
 class ApiError(Exception):
-    """An HTTP error with API.md's machine id."""
+    """An HTTP error with its machine id (docs/api.md)."""
 
     def __init__(self, status: int, error: str, message: str, errors: dict | None = None):
         super().__init__(message)
