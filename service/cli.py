@@ -80,19 +80,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    import redis
-    from rq.worker import SimpleWorker
+    from workers.worker import run
 
-    from workers.queue import make_queue
-
-    config = Config.from_env()
-    client = redis.Redis.from_url(config.REDIS_URL)
-    queue = make_queue(client, args.queue or config.QUEUE)
-    # SimpleWorker runs jobs in-process: a bot turn is milliseconds of Python, and forking a
-    # work horse per job would cost more than the job itself.
-    worker = SimpleWorker([queue], connection=client, serializer=queue.serializer)
-    worker.work(burst=args.burst, with_scheduler=not args.no_scheduler, logging_level=args.log_level)
-    return 0
+    return run(args.queue, args.burst, not args.no_scheduler, args.log_level)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
@@ -184,7 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--queue", default=None, help="queue name (default CARDTABLE_QUEUE)")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     worker.add_argument(
-        "--no-scheduler", action="store_true", help="do not run RQ's scheduler in this worker"
+        "--no-scheduler",
+        action="store_true",
+        help="never run RQ's scheduler and the sweeper in this worker (one worker runs them at a time)",
     )
     worker.add_argument("--log-level", default="INFO")
     worker.set_defaults(func=cmd_worker)
