@@ -3,10 +3,10 @@
 RQ runs its scheduler in a process forked from the worker and guards it with a lock that
 lives 61 s; a scheduler killed with its lock held blocked every other one until the lock
 expired, and the worker looked for a dead scheduler only at its 10-minute maintenance. Here
-each `cardtable worker` runs a thread that every second takes or refreshes the same lock
+each `cardtable worker` runs a thread that every TICK takes or refreshes the same lock
 (RQ's key, so an RQ scheduler started by hand never runs beside it) with a life of LOCK_TTL
 seconds. The holder moves due delayed jobs to the queue and sweeps (workers/sweeper.py); when
-it dies, with its worker or alone, another worker takes over within LOCK_TTL + 1 seconds.
+it dies, with its worker or alone, another worker takes over within LOCK_TTL + TICK seconds.
 A thread dies with its process, so no scheduler outlives its worker.
 """
 
@@ -29,7 +29,9 @@ from service.config import Config
 log = logging.getLogger("cardtable.housekeeper")
 
 LOCK_TTL = 5  # seconds; the longest a dead housekeeper keeps the others waiting
-TICK = 1.0  # seconds between two scheduler passes (RQ's own interval)
+# Seconds between two scheduler passes. RQ's own is 1 s, which rounds every delayed bot move
+# up to the next whole second; a pass is two cheap commands.
+TICK = 0.25
 MAX_BACKOFF = 30.0
 
 
@@ -62,7 +64,7 @@ class Housekeeper(threading.Thread):
                 backoff = TICK
             except (redis.ConnectionError, redis.TimeoutError) as e:
                 backoff = min(backoff * 2, MAX_BACKOFF)
-                log.warning("Redis unreachable (%s); the housekeeper retries in %.0f s", e, backoff)
+                log.warning("Redis unreachable (%s); the housekeeper retries in %.1f s", e, backoff)
             except Exception:
                 # A bug here must not end the thread: the next tick tries again.
                 log.exception("housekeeping pass failed")

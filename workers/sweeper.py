@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 from rq.utils import str_to_date
 
 from service.matches import MatchService, pending_job
@@ -60,9 +61,17 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
         job_id = bot_job_id(match_id, loaded.version)
     if due > now:
         return due, False
-    if _alive(svc, job_id, now - grace):
+    status, alive = _job_state(svc, job_id, now - grace)
+    if alive:
         return now + grace, False
-    log.warning("match %s: job %s is overdue with no live job; enqueued again", match_id, job_id)
+    if status == "scheduled":
+        # Still waiting for a scheduler: take it out of the scheduled registry and run it now,
+        # once. Already gone from there means a scheduler released it this instant.
+        if not svc.store.redis.zrem(ScheduledJobRegistry(queue=svc.queue.queue).key, job_id):
+            return now + grace, False
+        log.warning("match %s: job %s is overdue; no scheduler released it", match_id, job_id)
+    else:
+        log.warning("match %s: job %s is overdue and nothing runs it; enqueued again", match_id, job_id)
     if job == "clock":
         svc.queue.enqueue_clock(match_id, record["clock"]["turn"], 0)
     else:
@@ -70,13 +79,15 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     return now + grace, True
 
 
-def _alive(svc: MatchService, job_id: str, since: float) -> bool:
-    """The job waits in the queue or runs, and got there after `since` (a backlog, not a loss).
+def _job_state(svc: MatchService, job_id: str, since: float) -> tuple[str | None, bool]:
+    """The job's RQ status, and whether it is alive: waiting in the queue or running, and got
+    there after `since` (a backlog, not a loss).
 
     A scheduled job past its time has no live scheduler; one queued or started long ago may sit
-    in the fetch list or the started registry of a worker that was killed.
+    in the fetch list or the started registry of a worker that was killed. Enqueued again, such
+    a job may still run twice: the second run finds the match moved on and does nothing.
     """
     fields: list[Any] = svc.store.redis.hmget(Job.key_for(job_id), "status", "enqueued_at", "started_at")
     status, enqueued, started = (f.decode() if f else None for f in fields)
     stamp = {"queued": enqueued, "started": started}.get(status or "")
-    return stamp is not None and str_to_date(stamp).timestamp() >= since
+    return status, stamp is not None and str_to_date(stamp).timestamp() >= since
