@@ -102,6 +102,7 @@ def wait_for(predicate, timeout: float, what: str):
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_matches_finish_exactly_once_after_a_worker_is_killed_mid_bot_play(private_redis, procs):
     svc = service(private_redis, BOT_DELAY=0.1, SWEEP_GRACE=2)
     first = spawn_worker(procs, private_redis, CARDTABLE_BOT_DELAY="0.1", **FAST_SWEEP)
@@ -120,6 +121,7 @@ def test_matches_finish_exactly_once_after_a_worker_is_killed_mid_bot_play(priva
     wait_for(lambda: svc.store.due_counts(time.time()) == (0, 0), 15, "the due index to empty")
 
 
+@pytest.mark.slow
 def test_scheduler_killed_is_replaced_and_delayed_moves_and_clocks_go_on(private_redis, procs):
     # The sweeper waits a minute here: only a new scheduler can keep these matches moving.
     slow_sweep = {"CARDTABLE_SWEEP_GRACE": "60", "CARDTABLE_BOT_DELAY": "1"}
@@ -149,6 +151,7 @@ def test_scheduler_killed_is_replaced_and_delayed_moves_and_clocks_go_on(private
     assert other.poll() is None
 
 
+@pytest.mark.slow
 def test_workers_ride_out_a_redis_restart_and_matches_continue(tmp_path, procs):
     data = str(tmp_path / "redis")
     redis_proc, url = start_redis(data, persist=True)
