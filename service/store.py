@@ -214,7 +214,7 @@ class Store:
                 # Not written, and nobody else wrote: send it once more (the version check in
                 # the script still guards it). Callers never see the lost attempt: a bot's
                 # job or a clock's would otherwise end as stale and leave the match waiting.
-                return self._run_commit(keys, args)
+                return self._run_commit(keys, args, pre)
             raise  # another writer since: whether ours came first is unknowable
 
     def _run_commit(self, keys: list[str], args: list[Any], pre: list[tuple] | None = None) -> bool:

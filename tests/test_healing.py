@@ -240,3 +240,43 @@ def test_normal_play_has_no_fallbacks_and_times_every_bot_turn(client, worker, r
     buckets = [float(x.split()[1]) for x in lines if x.startswith("cardtable_bot_turn_seconds_bucket")]
     assert buckets == sorted(buckets) and buckets[-1] == after["bot_turn_seconds_count"]
     assert "cardtable_bot_fallbacks_total 0" in text
+
+
+def test_sweeper_leaves_a_backlog_alone_and_recovers_a_job_a_dead_worker_fetched(private_redis):
+    from workers.sweeper import sweep
+
+    svc = service(private_redis, SWEEP_GRACE=0.2)
+    queue = svc.queue.queue
+    match_id = bot_match(svc, 4)  # no worker runs: the first bot turn waits in the queue
+    job_id = f"bot-{match_id}-0"
+    time.sleep(0.3)
+    assert sweep(svc) == 0, "a job still waiting in the queue is a backlog, not a loss"
+    assert queue.get_job_ids() == [job_id]
+    # A worker fetches it (RQ moves it to its intermediate list) and dies before running it.
+    client = svc.store.redis
+    assert client.lmove(queue.key, queue.intermediate_queue_key, "RIGHT", "LEFT") == job_id.encode()
+    time.sleep(0.3)
+    assert sweep(svc) == 1
+    assert queue.get_job_ids() == [job_id]
+    assert counters(private_redis)["sweeper_requeues"] == 1
+    # Looked at again within the grace: nothing more.
+    assert sweep(svc) == 0
+
+
+def test_only_matches_waiting_for_a_worker_enter_the_due_index(config):
+    svc = service(config.REDIS_URL)
+    game = GAMES["spades"]
+
+    def move(match_id: str, tokens: list[str]) -> None:
+        state = svc.load(match_id).record["state"]
+        seat = game.to_move(state)
+        svc.act(match_id, tokens[seat], game.legal_actions(state, seat)[0])
+
+    def indexed(match_id: str) -> bool:
+        return svc.store.redis.zscore("ct:due", match_id) is not None
+
+    created = svc.create({"game": "spades", "seats": [{"kind": "human"}] * 4, "seed": 5})
+    humans = [s["token"] for s in created["seats"]]
+    move(created["id"], humans)
+    assert not indexed(created["id"]), "people playing without a clock cost the index nothing"
+    assert indexed(bot_match(svc, 6))

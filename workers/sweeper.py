@@ -80,14 +80,18 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
 
 
 def _job_state(svc: MatchService, job_id: str, since: float) -> tuple[str | None, bool]:
-    """The job's RQ status, and whether it is alive: waiting in the queue or running, and got
-    there after `since` (a backlog, not a loss).
+    """The job's RQ status, and whether it is alive: started after `since`, or queued and either
+    enqueued after `since` or still in the queue's list (a backlog, not a loss).
 
-    A scheduled job past its time has no live scheduler; one queued or started long ago may sit
-    in the fetch list or the started registry of a worker that was killed. Enqueued again, such
-    a job may still run twice: the second run finds the match moved on and does nothing.
+    A scheduled job past its time has no live scheduler; one started long ago, or queued long
+    ago and gone from the list, sits in the started registry or the fetch list of a worker that
+    was killed. Enqueued again, such a job may still run twice: the second run finds the match
+    moved on and does nothing.
     """
     fields: list[Any] = svc.store.redis.hmget(Job.key_for(job_id), "status", "enqueued_at", "started_at")
     status, enqueued, started = (f.decode() if f else None for f in fields)
     stamp = {"queued": enqueued, "started": started}.get(status or "")
-    return status, stamp is not None and str_to_date(stamp).timestamp() >= since
+    if stamp is not None and str_to_date(stamp).timestamp() >= since:
+        return status, True
+    # Under a backlog every queued job gets old: never add a copy of one still waiting its turn.
+    return status, status == "queued" and svc.store.redis.lpos(svc.queue.queue.key, job_id) is not None
