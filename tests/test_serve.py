@@ -45,7 +45,8 @@ def _call_once(base, method, path, body=None, token=None):
         return e.code, answer
 
 
-def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
+def start_serve(tmp_path) -> tuple[subprocess.Popen, str]:
+    """`cardtable serve` in embedded mode, once /readyz answers."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["PYTHONPATH"] = ROOT
@@ -56,17 +57,39 @@ def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
         start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
+    wait_ready(proc, base, 60)
+    return proc, base
+
+
+def wait_ready(proc: subprocess.Popen, base: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if _call_once(base, "GET", "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        assert proc.poll() is None, "cardtable serve exited"
+        assert time.monotonic() < deadline, "cardtable serve did not become ready"
+        time.sleep(0.2)
+
+
+def stop_serve(proc: subprocess.Popen) -> int:
+    """Ctrl-C; returns the exit code once every child is gone too."""
+    proc.send_signal(signal.SIGINT)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if call(base, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert proc.poll() is None, "cardtable serve exited"
-            assert time.monotonic() < deadline, "cardtable serve did not become ready"
-            time.sleep(0.2)
+        code = proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    alive = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert alive == [], "a child outlived Ctrl-C"
+    return code
+
+
+def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
+    proc, base = start_serve(tmp_path)
+    try:
         seats = [{"kind": "human", "name": "Ana"}] + [{"kind": "bot", "level": "easy"}] * 3
         status, created = call(base, "POST", "/v1/matches", {"game": "spades", "seats": seats, "seed": 4})
         assert status == 201
@@ -91,14 +114,7 @@ def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
         assert view["status"] == "round_over"
         assert sum(p["tricks"] for p in view["players"]) == 13
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(30)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+        code = stop_serve(proc)
     assert code == 0
-    # The embedded Redis kept an append-only file, and no child outlived Ctrl-C.
+    # The embedded Redis kept an append-only file.
     assert any("appendonly" in name for name in os.listdir(tmp_path / "redis"))
-    alive = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
-    assert alive == []

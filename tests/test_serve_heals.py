@@ -5,55 +5,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from service.embedded import free_port
-from tests.test_serve import ROOT, _call_once, call
-
-
-def start_serve(tmp_path) -> tuple[subprocess.Popen, str]:
-    """`cardtable serve` in embedded mode, once /readyz answers."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env["PYTHONPATH"] = ROOT
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path)],
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_ready(proc, base, 60)
-    return proc, base
-
-
-def wait_ready(proc: subprocess.Popen, base: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if _call_once(base, "GET", "/readyz")[0] == 200:
-                return
-        except OSError:
-            pass
-        assert proc.poll() is None, "cardtable serve exited"
-        assert time.monotonic() < deadline, "cardtable serve did not become ready"
-        time.sleep(0.2)
-
-
-def stop_serve(proc: subprocess.Popen) -> int:
-    """Ctrl-C; returns the exit code once every child is gone too."""
-    proc.send_signal(signal.SIGINT)
-    try:
-        code = proc.wait(30)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    alive = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
-    assert alive == [], "a child outlived Ctrl-C"
-    return code
+from tests.test_serve import call, start_serve, stop_serve, wait_ready
 
 
 def children(proc: subprocess.Popen) -> dict[int, str]:
