@@ -55,12 +55,8 @@ class Housekeeper(threading.Thread):
         next_sweep = 0.0
         while not self.stopping.wait(backoff):
             try:
-                self.leading = self._hold_lock()
-                if self.leading:
-                    self.scheduler.enqueue_scheduled_jobs()
-                    if time.monotonic() >= next_sweep:
-                        next_sweep = time.monotonic() + self.config.SWEEP_INTERVAL
-                        self._sweep()
+                if self.tick(sweep=time.monotonic() >= next_sweep):
+                    next_sweep = time.monotonic() + self.config.SWEEP_INTERVAL
                 backoff = TICK
             except (redis.ConnectionError, redis.TimeoutError) as e:
                 backoff = min(backoff * 2, MAX_BACKOFF)
@@ -69,6 +65,17 @@ class Housekeeper(threading.Thread):
                 # A bug here must not end the thread: the next tick tries again.
                 log.exception("housekeeping pass failed")
                 backoff = TICK
+
+    def tick(self, sweep: bool) -> bool:
+        """One pass if this worker holds the lock (or takes it): release the delayed jobs that
+        are due and, with `sweep`, sweep. True when it swept."""
+        self.leading = self._hold_lock()
+        if not self.leading:
+            return False
+        self.scheduler.enqueue_scheduled_jobs()
+        if sweep:
+            self._sweep()
+        return sweep
 
     def _hold_lock(self) -> bool:
         outcome = acquire_or_refresh_lock(self.client, self.lock_key, self.owner, LOCK_TTL)
@@ -88,7 +95,8 @@ class Housekeeper(threading.Thread):
 
     def stop(self) -> None:
         self.stopping.set()
-        self.join(timeout=5)
+        if self.is_alive():
+            self.join(timeout=5)
         try:
             release_lock(self.client, self.lock_key, self.owner)
         except (redis.ConnectionError, redis.TimeoutError):

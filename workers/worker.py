@@ -33,8 +33,10 @@ class CardtableWorker(SimpleWorker):
 def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str) -> int:
     config = Config.from_env()
     name = queue_name or config.QUEUE
-    housekeeper = Housekeeper(config, name) if scheduler and not burst else None
-    if housekeeper is not None:
+    housekeeper = Housekeeper(config, name) if scheduler else None
+    if housekeeper is not None and burst:
+        housekeeper.tick(sweep=True)  # one pass, then work the queue empty (as RQ's burst does)
+    elif housekeeper is not None:
         housekeeper.start()
     try:
         _work_until_stopped(config, name, burst, log_level)
