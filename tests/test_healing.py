@@ -106,14 +106,16 @@ def wait_for(predicate, timeout: float, what: str):
 def test_matches_finish_exactly_once_after_a_worker_is_killed_mid_bot_play(private_redis, procs):
     svc = service(private_redis, BOT_DELAY=0.1, SWEEP_GRACE=2)
     first = spawn_worker(procs, private_redis, CARDTABLE_BOT_DELAY="0.1", **FAST_SWEEP)
-    match_ids = [bot_match(svc, seed) for seed in range(6)]
+    match_ids = [bot_match(svc, seed) for seed in range(4)]
     # Kill the worker while bot turns are queued, scheduled and running.
     wait_for(lambda: all(svc.load(m).version >= 3 for m in match_ids), 30, "bot play to start")
     first.send_signal(signal.SIGKILL)
     first.wait(10)
     stalled = {m: svc.load(m).version for m in match_ids}
-    spawn_worker(procs, private_redis, CARDTABLE_BOT_DELAY="0.1", **FAST_SWEEP)
-    wait_finished(svc, match_ids, timeout=90)
+    # The new worker's own bot moves are not delayed, to keep the test short; the jobs the dead
+    # one left scheduled are still released by the scheduler the new one runs.
+    spawn_worker(procs, private_redis, **FAST_SWEEP)
+    wait_finished(svc, match_ids, timeout=120)
     assert all(svc.load(m).version > stalled[m] for m in match_ids)
     replay_all(svc, match_ids)
     assert counters(private_redis).get("bot_fallbacks", 0) == 0
@@ -168,7 +170,7 @@ def test_workers_ride_out_a_redis_restart_and_matches_continue(tmp_path, procs):
     assert all(w.poll() is None for w in workers), "a worker exited while Redis was away"
     redis_proc, _ = start_redis(data, port=port, persist=True)
     procs.append(redis_proc)
-    wait_finished(svc, match_ids, timeout=90)
+    wait_finished(svc, match_ids, timeout=120)
     replay_all(svc, match_ids)
     assert all(w.poll() is None for w in workers)
 
