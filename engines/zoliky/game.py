@@ -625,7 +625,7 @@ class ZolikyGame(Game):
                     )
                 ref = new_ids[ref]
             target = table[self._find_meld(table, ref)]
-            # Read against the meld as it lies, its jokers fixed (docs/rules.md, "Laying off").
+            # Read against the meld as it lies, its jokers fixed (docs/rules/zoliky.md, "Laying off").
             result = lay_off_reading(target, lay_off["cards"])
             if result is None:
                 raise IllegalAction(why_no_lay_off(target, lay_off["cards"]))

@@ -59,7 +59,7 @@ def joker_cards(meld: dict[str, Any]) -> list[str]:
 def lay_off_reading(meld: dict[str, Any], cards: Sequence[str]) -> Meld | None:
     """Table meld `meld` with `cards` laid off, read as it lies; None when they do not fit.
 
-    docs/rules.md, "Laying off": the meld keeps its kind and every joker of a run keeps the card
+    docs/rules/zoliky.md, "Laying off": the meld keeps its kind and every joker of a run keeps the card
     it stands for, so the card a joker stands for goes in only by a joker swap. A set's joker
     keeps its rank, its suit may still settle (as a set of 3 fills up). The engine judges every
     lay-off with this and the bots plan theirs with it.

@@ -28,6 +28,7 @@ def documented() -> tuple[set[str], dict[str, set[str]]]:
     with open(os.path.join(ROOT, "docs", "api.md"), encoding="utf-8") as f:
         text = f.read()
     section = text[text.index("## Events") :]
+    section = section[: section.index("\n## ")] if "\n## " in section else section
     shared = set(re.findall(r"^\s*\| `(\w+)` \| [^`]", section, re.M))
     moves = {
         game: set(re.findall(r"`(\w+)`", cells))

@@ -125,7 +125,7 @@ class Checker:
                 assert card in hand
             self.taken = None
             full = best_split(hand, RULES, unmatched).leftover == ()
-            if any(e["type"] == "round_over" and e["seat"] == seat for e in events):
+            if "zhol" in kinds:
                 self.zhols += 1
                 assert full and not state["resigned"][seat]
                 assert state["status"] in ("round_over", "finished")
@@ -363,15 +363,15 @@ def test_the_discard_pile_starts_empty_and_only_its_top_may_be_taken():
 def zhol_after(state: dict, seat: int, discard: str) -> bool:
     act(state, seat, "draw", "stock")
     events = act(state, seat, "discard", discard)
-    return any(e["type"] == "round_over" and e["seat"] == seat for e in events)
+    return any(e["type"] == "zhol" for e in events)
 
 
 def test_small_zhol_three_and_four_wins_a_crown():
     state = new([["7H", "8H", "9H", "5S", "5D", "5C", "KC"], OTHER], stock_top=["5H"])
     act(state, 0, "draw", "stock")
     events = act(state, 0, "discard", "KC")
-    assert [e["type"] for e in events] == ["discard", "round_over"]
-    assert events[1]["seat"] == 0 and events[1]["round"] == 1
+    assert [e["type"] for e in events] == ["discard", "zhol", "round_over"]
+    assert events[1] == {"type": "zhol", "seat": 0} and events[2]["seat"] == 0 and events[2]["round"] == 1
     assert state["status"] == "round_over" and state["crowns"] == [1, 0]
     result = GAME.view(state, 1)["round_result"]
     assert result["winner"] == 0 and result["winners"] == [0]
@@ -462,7 +462,7 @@ def test_next_hand_first_player_rotates_and_target_wins_ends_the_match():
     act(state, 1, "discard", "5H")
     act(state, 0, "draw", "discard")
     events = act(state, 0, "discard", "KC")
-    assert [e["type"] for e in events] == ["discard", "round_over", "match_over"]
+    assert [e["type"] for e in events] == ["discard", "zhol", "round_over", "match_over"]
     assert state["status"] == "finished" and state["winners"] == [0]
     assert GAME.view(state, None)["winners"] == [0]
     with pytest.raises(MatchNotActive):
@@ -475,7 +475,7 @@ def test_four_players_next_first_player_wraps():
     act(state, 3, "draw", "stock")
     act(state, 3, "discard", "5H")
     act(state, 0, "draw", "discard")
-    assert [e["type"] for e in act(state, 0, "discard", "KC")] == ["discard", "round_over"]
+    assert [e["type"] for e in act(state, 0, "discard", "KC")] == ["discard", "zhol", "round_over"]
     assert state["crowns"] == [1, 0, 0, 0]
     GAME.start_next_round(state)
     assert GAME.to_move(state) == 0 and state["first_player"] == 0
@@ -591,7 +591,7 @@ def test_timeout_can_complete_a_zhol():
     act(state, 0, "draw", "discard")
     # the clock runs out after taking 5H: the bot's discard is KC, which makes the Zhol
     events = GAME.apply_timeout(state, 0)
-    assert [e["type"] for e in events] == ["discard", "round_over"]
+    assert [e["type"] for e in events] == ["discard", "zhol", "round_over"]
     assert events[0] == {"type": "discard", "seat": 0, "card": "KC", "auto": True}
     assert state["crowns"] == [1, 0]
 

@@ -351,7 +351,7 @@ def test_a_noticed_decision_is_the_levels_policy(level):
 
 
 def test_bots_never_plan_a_lay_off_in_a_table_jokers_place():
-    """docs/rules.md: a joker on the table keeps its card; the bots' lay-off model agrees."""
+    """docs/rules/zoliky.md: a joker on the table keeps its card; the bots' lay-off model agrees."""
     m1 = {
         "id": "m1",
         "owner": 0,
