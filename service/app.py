@@ -62,6 +62,9 @@ def create_app(config: Config | None = None) -> Flask:
 
     for blp in (games_blp, matches_blp, health_blp):
         api.register_blueprint(blp)
+    from service.resources.play import blp as play_blp
+
+    app.register_blueprint(play_blp)  # the web table; not in the OpenAPI document (docs/play.md)
 
     @app.get(SWAGGER_UI_ASSETS + "<name>")
     def _swagger_ui_asset(name: str):
