@@ -8,7 +8,9 @@ from tests.play_harness import (
     assert_only_visible_cards,
     browser_page,
     call,
+    create,
     dom_cards,
+    open_seat,
     served,
     wait_turn,
     wait_version_after,
@@ -84,3 +86,24 @@ def test_a_whole_spades_hand_against_three_bots_by_clicks(base):
                 held = set(hands[seat]) - set(played)
                 assert not shown & held, f"seat {seat}'s unplayed {sorted(shown & held)} appeared in the page"
         assert errors == []
+
+
+def test_the_page_follows_the_bots_by_long_poll_when_the_event_stream_is_cut(base):
+    seats = [{"kind": "human", "name": "Ana"}] + [{"kind": "bot", "level": "easy"}] * 3
+    match_id, token = create(base, {"game": "spades", "options": {"first_dealer": 0}, "seats": seats})
+    with browser_page() as page:
+        page.route("**/stream", lambda route: route.abort())  # a proxy that will not stream
+        open_seat(page, base, match_id, token)
+        page.wait_for_function("() => document.body.innerText.includes('events: long-poll')")
+        for _ in range(3):  # bid, then two cards; the bots' moves in between reach us by long-poll
+            assert wait_turn(page).startswith("Your turn")
+            view = assert_only_visible_cards(page, base, match_id, token)
+            if page.locator(".bids button").count():
+                page.click(".bids button:text-is('2')")
+            else:
+                page.locator("[data-testid=hand] button.card.legal").first.click()
+            wait_version_after(page, view["version"])
+        wait_turn(page)
+        view = assert_only_visible_cards(page, base, match_id, token)
+        assert view["players"][0]["bid"] == 2 and len(view["hand"]) == 11
+        assert len(dom_cards(page, "[data-testid=hand]")) == 11

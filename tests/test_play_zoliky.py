@@ -1,5 +1,6 @@
-"""The web table at /play in a real browser: a Žolíky round against a bot, opened and closed
-by a meld composed by clicking cards (a stacked deck makes the round's cards known)."""
+"""The web table at /play in a real browser: a Žolíky round against a bot played by clicks,
+with an opening meld, a lay-off, a second meld and the closing card taken to close, each
+composed by selecting cards (a stacked deck makes the round's cards known)."""
 
 from __future__ import annotations
 
@@ -18,22 +19,26 @@ from tests.play_harness import (
 
 pytestmark = pytest.mark.slow
 
-# Seat 0 cuts and is dealt 13: three melds worth 84 with a pure run, and a king to throw away.
+# Seat 0 cuts and is dealt 13: a pure run worth 49 (an opening on its own), a set, a run to
+# break up later, and a king to throw away. Seat 1 gets cards that meld with nothing.
 OPENING = [["9H", "TH", "JH", "QH", "KH"], ["7S", "7D", "7C"], ["2C", "3C", "4C", "5C"]]
 JUNK = "KD"
+THEIRS = ["2D", "5H", "9C", "KS", "3H", "8D", "QC", "6S", "JD", "4S", "TC", "AH"]
+CLOSING = "AC"  # the bottom card: the cut makes it the closing card
+LAY_OFF = "8H"  # both copies 7th and 8th in the stock: our draw on turn 9 whatever the bot does
 
 
 def stacked_deck() -> list[str]:
-    """Seat 0 gets deck[0], deck[2], … deck[24]; seat 1 the odd places; the cut is the last three
-    cards (no joker among them, so the last card is the closing card)."""
+    """Seat 0 gets deck[0], deck[2], … deck[24], seat 1 the odd places up to 23; the stock
+    follows, top first; the cut reveals the last three cards (no joker among them)."""
     mine = [c for meld in OPENING for c in meld] + [JUNK]
     rest = deck(copies=2, jokers=4)
-    for c in mine:
+    for c in mine + THEIRS + [LAY_OFF, LAY_OFF, CLOSING]:
         rest.remove(c)
     normal = [c for c in rest if c != "JK"]
-    theirs, stock = normal[:12], normal[12:]
+    stock = normal[:6] + [LAY_OFF, LAY_OFF] + normal[6:] + [CLOSING]
     stock[30:30] = ["JK"] * 4  # jokers deep in the stock, nowhere near the cut
-    dealt = [card for pair in zip(mine[:12], theirs, strict=True) for card in pair] + [mine[12]]
+    dealt = [card for pair in zip(mine[:12], THEIRS, strict=True) for card in pair] + [mine[12]]
     return dealt + stock
 
 
@@ -42,7 +47,7 @@ def select(page, codes: list[str]) -> None:
         page.click(f"[data-testid=hand] button[data-card='{code}']:not(.selected)")
 
 
-def test_a_zoliky_round_against_a_bot_with_an_opening_meld_composed_by_clicks(base):
+def test_a_zoliky_round_by_clicks_opening_meld_lay_off_and_closing_card_composed_by_selecting_cards(base):
     match_id, token = create(
         base,
         {
@@ -64,46 +69,44 @@ def test_a_zoliky_round_against_a_bot_with_an_opening_meld_composed_by_clicks(ba
         wait_version_after(page, view["version"])
         # Turns 3 and 5: draw from the stock, throw the drawn card away.
         for _ in range(2):
-            assert wait_turn(page).startswith("Your turn: draw")
-            view = assert_only_visible_cards(page, base, match_id, token)
-            page.click("[data-pile=stock] button.card")
-            wait_version_after(page, view["version"])
-            drawn = _drawn(base, match_id, token, view["hand"])
-            select(page, [drawn])
-            view = assert_only_visible_cards(page, base, match_id, token)
-            page.click("button:has-text('Discard')")
-            wait_version_after(page, view["version"])
-        # Turn 7: draw, compose the opening (three melds) by clicks, put it down, discard: out.
-        assert wait_turn(page).startswith("Your turn: draw")
-        view = assert_only_visible_cards(page, base, match_id, token)
-        page.click("[data-pile=stock] button.card")
-        wait_version_after(page, view["version"])
-        drawn = _drawn(base, match_id, token, view["hand"])
-        # A meld the rules refuse comes back from the API in words, and changes nothing.
-        select(page, ["7S", "7D", "7C"])
+            _discard(page, base, match_id, token, _draw(page, base, match_id, token))
+        # Turn 7: draw; a set alone is refused in words; the run alone opens; throw the drawn card.
+        drawn = _draw(page, base, match_id, token)
+        select(page, OPENING[1])
         page.click("button:has-text('New meld from selection')")
         page.click("button:has-text('Put down')")
         error = page.locator("[data-testid=error]")
         error.wait_for()
         assert "42 points" in error.inner_text()
         page.click("button:has-text('Clear')")
-        for meld in OPENING:
-            select(page, meld)
-            page.click("button:has-text('New meld from selection')")
-        assert page.locator(".meld.staged").count() == 3
+        _put_down(page, base, match_id, token, melds=[OPENING[0]])
+        view = _discard(page, base, match_id, token, drawn)
+        assert view["table"]["opened"] == [True, False]
+        # Turn 9: draw 8H, lay it off on our run (one lay_off action), then meld the set and a
+        # lay-off-free meld action in the same turn; throw 4C away.
+        assert _draw(page, base, match_id, token) == LAY_OFF
+        select(page, [LAY_OFF])
+        page.click(".melds .meld.target[data-meld=m1]")
+        view = _put_down(page, base, match_id, token)
+        assert view["table"]["melds"][0]["cards"] == ["8H", *OPENING[0]]
+        view = _put_down(page, base, match_id, token, melds=[OPENING[1]])
+        assert [m["cards"] for m in view["table"]["melds"]][1] == OPENING[1]
+        _discard(page, base, match_id, token, "4C")
+        # Turn 11: take the closing card, meld it with 2C 3C, discard 5C: the round is over.
+        assert wait_turn(page).startswith("Your turn: draw")
         view = assert_only_visible_cards(page, base, match_id, token)
-        page.click("button:has-text('Put down')")
-        wait_version_after(page, view["version"])
-        view = assert_only_visible_cards(page, base, match_id, token)
-        assert view["table"]["opened"] == [True, False] and len(view["table"]["melds"]) == 3
-        assert page.locator(".melds .meld").count() == 3
-        select(page, [drawn])
-        page.click("button:has-text('Discard')")
+        assert view["table"]["closing_card"] == CLOSING
+        page.click("[data-pile=closing] button.card")
+        select(page, ["2C", "3C", CLOSING])
+        page.click("button:has-text('New meld from selection')")
+        select(page, ["5C"])
+        page.click("button:has-text('Take the closing card')")
         result = page.locator("[data-testid=round-result]")
         result.wait_for()
         assert "You won round 1" in result.inner_text()
         view = assert_only_visible_cards(page, base, match_id, token)
         assert view["status"] == "round_over" and view["scores"] == {"0": 1, "1": 0}
+        assert view["round_result"]["hands"]["0"] == [] and view["round_result"]["winner"] == 0
         # The host starts the next round.
         page.click("button:has-text('Next round')")
         wait_version_after(page, view["version"])
@@ -112,13 +115,38 @@ def test_a_zoliky_round_against_a_bot_with_an_opening_meld_composed_by_clicks(ba
         assert errors == []
 
 
-def _drawn(base: str, match_id: str, token: str, before: list[str]) -> str:
-    _, view = call(base, "GET", f"/v1/matches/{match_id}", token=token)
-    hand = list(view["hand"])
-    for c in before:
+def _draw(page, base: str, match_id: str, token: str) -> str:
+    """Click the stock on our turn; the card drawn."""
+    assert wait_turn(page).startswith("Your turn: draw")
+    view = assert_only_visible_cards(page, base, match_id, token)
+    page.click("[data-pile=stock] button.card")
+    wait_version_after(page, view["version"])
+    _, after = call(base, "GET", f"/v1/matches/{match_id}", token=token)
+    hand = list(after["hand"])
+    for c in view["hand"]:
         hand.remove(c)
     (card,) = hand
     return card
+
+
+def _put_down(page, base: str, match_id: str, token: str, melds: list[list[str]] = ()) -> dict:
+    """Stage `melds` by selecting their cards, then click Put down; the view after it."""
+    for meld in melds:
+        select(page, meld)
+        page.click("button:has-text('New meld from selection')")
+    assert page.locator(".meld.staged").count() == len(melds)
+    view = assert_only_visible_cards(page, base, match_id, token)
+    page.click("button:has-text('Put down')")
+    wait_version_after(page, view["version"])
+    return assert_only_visible_cards(page, base, match_id, token)
+
+
+def _discard(page, base: str, match_id: str, token: str, card: str) -> dict:
+    view = assert_only_visible_cards(page, base, match_id, token)
+    select(page, [card])
+    page.click("button:has-text('Discard')")
+    wait_version_after(page, view["version"])
+    return assert_only_visible_cards(page, base, match_id, token)
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,7 @@ export function cards(codes, options = {}) {
 }
 
 // A face-down card: only a count is known (another player's hand, the stock).
-export function back({ small = false, onclick, title } = {}) {
-  return h(onclick ? "button" : "div", { class: `card back${small ? " small" : ""}`, onclick, title });
+export function back({ small = false, classes = [], onclick, title } = {}) {
+  const cls = ["card", "back", small && "small", ...classes].filter(Boolean).join(" ");
+  return h(onclick ? "button" : "div", { class: cls, onclick, title, "aria-label": title });
 }

@@ -233,11 +233,17 @@ function render() {
         { class: "side" },
         controls(v),
         scoresEl(v),
-        h("div", { class: "panel" }, h("h3", {}, "Events"), h("ol", { class: "log", start: state.log[0]?.seq ?? 1 }, state.log.map((e) => eventLine(v, e)))),
+        h("div", { class: "panel" }, h("h3", {}, "Events"), eventLog(v)),
       ),
     ),
   );
   tickClocks();
+}
+
+// The latest events, newest first.
+function eventLog(v) {
+  const newest = state.log.at(-1)?.seq ?? 0;
+  return h("ol", { class: "log", reversed: true, start: newest }, [...state.log].reverse().map((e) => eventLine(v, e)));
 }
 
 let stopFollowing = () => {};

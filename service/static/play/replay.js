@@ -81,10 +81,10 @@ export function replayEl(history, view, close) {
       h(
         "div",
         { class: "row" },
-        h("button", { onclick: () => ((step = 0), draw()), disabled: step === 0 }, "⏮ Start"),
+        h("button", { onclick: () => ((step = 0), draw()), disabled: step === 0 }, "« Start"),
         h("button", { onclick: () => ((step = Math.max(0, step - 1)), draw()), disabled: step === 0 }, "◀ Back"),
         h("button", { class: "primary", onclick: () => ((step = Math.min(last, step + 1)), draw()), disabled: step === last }, "Next ▶"),
-        h("button", { onclick: () => ((step = last), draw()), disabled: step === last }, "End ⏭"),
+        h("button", { onclick: () => ((step = last), draw()), disabled: step === last }, "End »"),
         h("button", { onclick: close }, "Back to the table"),
       ),
       h("ul", { class: "log" }, eventLine(view, e)),

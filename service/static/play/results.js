@@ -35,8 +35,14 @@ function resultRows(view, rr) {
   if (view.game === "spades") {
     return Object.entries(rr.teams).map(([key, t]) => ({
       label: scoreLabel(view, key),
-      detail: `bid ${t.contract}, took ${t.contract_tricks}${t.made === null ? "" : t.made ? ", made" : ", set"}; bags ${t.bags}`,
-      points: `${t.points} → ${t.total}`,
+      detail: [
+        `bid ${t.contract}, took ${t.contract_tricks}${t.made === null ? "" : t.made ? ", made" : ", set"}`,
+        t.nil_points ? `Nil ${t.nil_points > 0 ? "+" : ""}${t.nil_points}` : "",
+        `bags ${t.bags}${t.bag_penalty ? ` (penalty ${t.bag_penalty})` : ""}`,
+      ]
+        .filter(Boolean)
+        .join("; "),
+      points: `${t.points} this hand, total ${t.total}`,
     }));
   }
   if (view.game === "zoliky") {
@@ -56,7 +62,7 @@ function resultRows(view, rr) {
   return (rr.players || []).map((p) => ({
     label: who(view, p.seat),
     cards: p.hand,
-    points: `${p.points} → ${p.total}`,
+    points: `${p.points} this round, total ${p.total}`,
   }));
 }
 
@@ -93,7 +99,7 @@ export function winnerEl(view) {
 export function eventLine(view, e) {
   const actor = e.seat !== undefined && e.seat !== null ? seatName(view, e.seat) : "";
   const small = (list) => cards(list, { small: true });
-  const parts = [actor];
+  const parts = actor ? [actor] : [];
   switch (e.type) {
     case "bid":
       parts.push(`bid ${e.tricks}`);

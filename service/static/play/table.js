@@ -6,6 +6,8 @@ import { h } from "./dom.js";
 export function seatName(view, seat) {
   const p = view.players[seat];
   if (!p) return `Seat ${seat + 1}`;
+  // Two bots of a level share a name ("Easy bot"): the seat number tells them apart.
+  if (p.name && view.players.filter((q) => q.name === p.name).length > 1) return `${p.name} ${seat + 1}`;
   if (p.name) return p.name;
   if (p.kind === "bot") return `Bot ${seat + 1}`;
   return p.kind === "open" ? `Seat ${seat + 1} (open)` : `Seat ${seat + 1}`;
@@ -129,7 +131,11 @@ function piles(view, on) {
       "div",
       { class: "pile", dataset: { pile: "stock" } },
       view.stock
-        ? back({ onclick: stockAction ? () => on.pile("stock") : undefined, title: "draw from the stock" })
+        ? back({
+            classes: [stockAction && "legal"],
+            onclick: stockAction ? () => on.pile("stock") : undefined,
+            title: "the stock",
+          })
         : h("div", { class: "empty" }),
       `stock ${view.stock}`,
     ),
@@ -171,7 +177,7 @@ function rummyCenter(view, on) {
   const staged = on.staged || [];
   const note = [];
   if (view.game === "zoliky") note.push(`turn ${t.turn_number} of the round`, "melding from turn 7", "an opening needs 42 points and a pure run");
-  if (view.game === "zhol") note.push(`first to ${t.target_wins} crowns`, `${t.variant} Zhol`);
+  if (view.game === "zhol") note.push(`first to ${t.target_wins} crown${t.target_wins === 1 ? "" : "s"}`, `${t.variant} Zhol`);
   if (view.game === "three-thirteen") note.push(`round ${t.round} of ${t.rounds}, ${t.cards_dealt} cards`);
   if (t.taken && view.game === "zhol") note.push(`taken from the pile: ${cardText(t.taken)}`);
   return h(
