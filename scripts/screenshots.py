@@ -13,15 +13,16 @@ from tests.play_harness import (
     ROOT,
     browser_page,
     create,
-    dom_cards,
     open_seat,
     served,
+    shown_version,
     wait_turn,
     wait_version_after,
 )
-from tests.test_play_zhol import stacked_deck as zhol_deck
-from tests.test_play_zoliky import JUNK, OPENING
-from tests.test_play_zoliky import stacked_deck as zoliky_deck
+from tests.test_play_zhol import draw_and_discard
+from tests.test_play_zhol import new_match as zhol_match
+from tests.test_play_zoliky import JUNK, OPENING, discard, draw, select
+from tests.test_play_zoliky import new_match as zoliky_match
 
 OUT = os.path.join(ROOT, "docs", "play")
 
@@ -42,7 +43,7 @@ def lobby_and_spades(base: str, page) -> None:
     page.wait_for_selector("[data-testid=hand]")
     for _ in range(4):  # the bid, then three cards: a trick on the table
         wait_turn(page)
-        version = int(page.get_attribute(".status", "data-version"))
+        version = shown_version(page)
         if page.locator(".bids button").count():
             page.click(".bids button:text-is('4')")
         else:
@@ -51,7 +52,7 @@ def lobby_and_spades(base: str, page) -> None:
     wait_turn(page)
     shot(page, "spades")
     while "Your turn" in wait_turn(page):  # the rest of the hand, to its result
-        version = int(page.get_attribute(".status", "data-version"))
+        version = shown_version(page)
         page.locator("[data-testid=hand] button.card.legal").first.click()
         wait_version_after(page, version)
     page.wait_for_selector("[data-testid=round-result]")
@@ -59,41 +60,17 @@ def lobby_and_spades(base: str, page) -> None:
 
 
 def zoliky(base: str, page) -> None:
-    match_id, token = create(
-        base,
-        {
-            "game": "zoliky",
-            "options": {"first_cutter": 0, "target_wins": 3},
-            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "hard"}],
-            "deck": zoliky_deck(),
-        },
-    )
+    match_id, token = zoliky_match(base)
     open_seat(page, base, match_id, token)
-    hand = "[data-testid=hand]"
-    for turn in range(4):
-        wait_turn(page)
-        version = int(page.get_attribute(".status", "data-version"))
-        before = dom_cards(page, hand)
-        throw = JUNK
-        if turn:  # draw, then throw the drawn card away (or keep it to discard after melding)
-            page.click("[data-pile=stock] button.card")
-            wait_version_after(page, version)
-            version += 1
-            after = dom_cards(page, hand)
-            for code in before:
-                after.remove(code)
-            (throw,) = after
-        if turn == 3:
-            break
-        page.click(f"{hand} button[data-card='{throw}']")
-        page.click("button:has-text('Discard')")
-        wait_version_after(page, version)
+    wait_turn(page)
+    discard(page, base, match_id, token, JUNK)
+    for _ in range(2):
+        discard(page, base, match_id, token, draw(page, base, match_id, token))
+    draw(page, base, match_id, token)
     for meld in OPENING[:2]:
-        for code in meld:
-            page.click(f"[data-testid=hand] button[data-card='{code}']:not(.selected)")
+        select(page, meld)
         page.click("button:has-text('New meld from selection')")
-    for code in OPENING[2]:
-        page.click(f"[data-testid=hand] button[data-card='{code}']:not(.selected)")
+    select(page, OPENING[2])
     shot(page, "zoliky-composing")
     page.click("button:has-text('New meld from selection')")
     page.click("button:has-text('Put down')")
@@ -102,25 +79,15 @@ def zoliky(base: str, page) -> None:
 
 
 def zhol(base: str, page) -> None:
-    match_id, token = create(
-        base,
-        {
-            "game": "zhol",
-            "options": {"variant": "small", "first_player": 0, "target_wins": 1},
-            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "medium"}],
-            "deck": zhol_deck(),
-        },
-    )
+    match_id, token = zhol_match(base)
     open_seat(page, base, match_id, token)
-    for discard in ("QC", "KD"):
-        wait_turn(page)
-        version = int(page.get_attribute(".status", "data-version"))
-        page.click("[data-pile=stock] button.card")
-        wait_version_after(page, version)
-        if discard == "KD":
-            shot(page, "zhol")
-        page.click(f"[data-testid=hand] button.card[data-card='{discard}']")
-        wait_version_after(page, version + 1)
+    draw_and_discard(page, base, match_id, token, "QC")
+    wait_turn(page)
+    version = shown_version(page)
+    page.click("[data-pile=stock] button.card")
+    wait_version_after(page, version)
+    shot(page, "zhol")
+    page.click("[data-testid=hand] button.card[data-card='KD']")
     page.wait_for_selector("[data-testid=winner]")
     shot(page, "zhol-won")
     page.click("button:has-text('Replay the match')")

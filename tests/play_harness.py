@@ -118,10 +118,20 @@ def create(base: str, body: dict[str, Any]) -> tuple[str, str]:
     return created["id"], created["seats"][0]["token"]
 
 
-def open_seat(page: Any, base: str, match_id: str, token: str) -> None:
-    """Open the table as that seat: the token is handed over in the fragment, as docs/play.md says."""
+def page_errors(page: Any) -> list[str]:
+    """A list that collects the page's uncaught JavaScript errors from now on."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def open_seat(page: Any, base: str, match_id: str, token: str) -> list[str]:
+    """Open the table as that seat (the token handed over in the fragment, as docs/play.md
+    says); the page's JavaScript errors are collected in the list returned."""
+    errors = page_errors(page)
     page.goto(f"{base}/play?match={match_id}#token={token}")
     page.wait_for_selector("[data-testid=hand]")
+    return errors
 
 
 def card_codes(value: Any) -> set[str]:
@@ -166,6 +176,11 @@ def wait_turn(page: Any, timeout: float = 30) -> str:
         timeout=timeout * 1000,
     )
     return page.inner_text("[data-testid=turn]")
+
+
+def shown_version(page: Any) -> int:
+    """The version of the view the page shows."""
+    return int(page.get_attribute(".status", "data-version"))
 
 
 def wait_version_after(page: Any, version: int) -> None:

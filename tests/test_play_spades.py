@@ -11,6 +11,7 @@ from tests.play_harness import (
     create,
     dom_cards,
     open_seat,
+    page_errors,
     served,
     wait_turn,
     wait_version_after,
@@ -40,8 +41,7 @@ def test_play_serves_the_page_and_its_modules_but_nothing_else(base):
 
 def test_a_whole_spades_hand_against_three_bots_by_clicks(base):
     with browser_page() as page:
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = page_errors(page)
         page.goto(base + "/play")
         page.select_option("select[name=game]", "spades")
         for seat, level in ((1, "easy"), (2, "pro"), (3, "medium")):

@@ -39,7 +39,7 @@ def base():
         yield url
 
 
-def _draw_and_discard(page, base, match_id, token, discard: str) -> dict:
+def draw_and_discard(page, base, match_id, token, discard: str) -> dict:
     assert wait_turn(page).startswith("Your turn: draw")
     view = assert_only_visible_cards(page, base, match_id, token)
     assert page.locator("[data-pile=stock] button.card").count() == 1
@@ -52,8 +52,9 @@ def _draw_and_discard(page, base, match_id, token, discard: str) -> dict:
     return assert_only_visible_cards(page, base, match_id, token)
 
 
-def test_a_small_zhol_round_against_a_bot_by_clicks_then_its_replay(base):
-    match_id, token = create(
+def new_match(base: str) -> tuple[str, str]:
+    """The stacked match against a medium bot, played to one crown; its id and our token."""
+    return create(
         base,
         {
             "game": "zhol",
@@ -62,12 +63,14 @@ def test_a_small_zhol_round_against_a_bot_by_clicks_then_its_replay(base):
             "deck": stacked_deck(),
         },
     )
+
+
+def test_a_small_zhol_round_against_a_bot_by_clicks_then_its_replay(base):
+    match_id, token = new_match(base)
     with browser_page() as page:
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        open_seat(page, base, match_id, token)
-        _draw_and_discard(page, base, match_id, token, "QC")
-        view = _draw_and_discard(page, base, match_id, token, "KD")
+        errors = open_seat(page, base, match_id, token)
+        draw_and_discard(page, base, match_id, token, "QC")
+        view = draw_and_discard(page, base, match_id, token, "KD")
         assert view["status"] == "finished" and view["winners"] == [0]
         page.locator("[data-testid=winner]").wait_for()
         assert "You won the match" in page.inner_text("[data-testid=winner]")

@@ -4,6 +4,8 @@ composed by selecting cards (a stacked deck makes the round's cards known)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from engines.cards import deck
@@ -47,8 +49,9 @@ def select(page, codes: list[str]) -> None:
         page.click(f"[data-testid=hand] button[data-card='{code}']:not(.selected)")
 
 
-def test_a_zoliky_round_by_clicks_opening_meld_lay_off_and_closing_card_composed_by_selecting_cards(base):
-    match_id, token = create(
+def new_match(base: str) -> tuple[str, str]:
+    """The stacked match against a hard bot; its id and our token."""
+    return create(
         base,
         {
             "game": "zoliky",
@@ -57,21 +60,20 @@ def test_a_zoliky_round_by_clicks_opening_meld_lay_off_and_closing_card_composed
             "deck": stacked_deck(),
         },
     )
+
+
+def test_a_zoliky_round_by_clicks_opening_meld_lay_off_and_closing_card_composed_by_selecting_cards(base):
+    match_id, token = new_match(base)
     with browser_page() as page:
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        open_seat(page, base, match_id, token)
+        errors = open_seat(page, base, match_id, token)
         # Turn 1: the cutter only discards.
         assert wait_turn(page).startswith("Your turn: discard")
-        view = assert_only_visible_cards(page, base, match_id, token)
-        select(page, [JUNK])
-        page.click("button:has-text('Discard')")
-        wait_version_after(page, view["version"])
+        discard(page, base, match_id, token, JUNK)
         # Turns 3 and 5: draw from the stock, throw the drawn card away.
         for _ in range(2):
-            _discard(page, base, match_id, token, _draw(page, base, match_id, token))
+            discard(page, base, match_id, token, draw(page, base, match_id, token))
         # Turn 7: draw; a set alone is refused in words; the run alone opens; throw the drawn card.
-        drawn = _draw(page, base, match_id, token)
+        drawn = draw(page, base, match_id, token)
         select(page, OPENING[1])
         page.click("button:has-text('New meld from selection')")
         page.click("button:has-text('Put down')")
@@ -79,19 +81,19 @@ def test_a_zoliky_round_by_clicks_opening_meld_lay_off_and_closing_card_composed
         error.wait_for()
         assert "42 points" in error.inner_text()
         page.click("button:has-text('Clear')")
-        _put_down(page, base, match_id, token, melds=[OPENING[0]])
-        view = _discard(page, base, match_id, token, drawn)
+        put_down(page, base, match_id, token, melds=[OPENING[0]])
+        view = discard(page, base, match_id, token, drawn)
         assert view["table"]["opened"] == [True, False]
         # Turn 9: draw 8H, lay it off on our run (one lay_off action), then meld the set and a
         # lay-off-free meld action in the same turn; throw 4C away.
-        assert _draw(page, base, match_id, token) == LAY_OFF
+        assert draw(page, base, match_id, token) == LAY_OFF
         select(page, [LAY_OFF])
         page.click(".melds .meld.target[data-meld=m1]")
-        view = _put_down(page, base, match_id, token)
+        view = put_down(page, base, match_id, token)
         assert view["table"]["melds"][0]["cards"] == ["8H", *OPENING[0]]
-        view = _put_down(page, base, match_id, token, melds=[OPENING[1]])
+        view = put_down(page, base, match_id, token, melds=[OPENING[1]])
         assert [m["cards"] for m in view["table"]["melds"]][1] == OPENING[1]
-        _discard(page, base, match_id, token, "4C")
+        discard(page, base, match_id, token, "4C")
         # Turn 11: take the closing card, meld it with 2C 3C, discard 5C: the round is over.
         assert wait_turn(page).startswith("Your turn: draw")
         view = assert_only_visible_cards(page, base, match_id, token)
@@ -115,7 +117,7 @@ def test_a_zoliky_round_by_clicks_opening_meld_lay_off_and_closing_card_composed
         assert errors == []
 
 
-def _draw(page, base: str, match_id: str, token: str) -> str:
+def draw(page, base: str, match_id: str, token: str) -> str:
     """Click the stock on our turn; the card drawn."""
     assert wait_turn(page).startswith("Your turn: draw")
     view = assert_only_visible_cards(page, base, match_id, token)
@@ -129,7 +131,7 @@ def _draw(page, base: str, match_id: str, token: str) -> str:
     return card
 
 
-def _put_down(page, base: str, match_id: str, token: str, melds: list[list[str]] = ()) -> dict:
+def put_down(page, base: str, match_id: str, token: str, melds: Sequence[list[str]] = ()) -> dict:
     """Stage `melds` by selecting their cards, then click Put down; the view after it."""
     for meld in melds:
         select(page, meld)
@@ -141,7 +143,8 @@ def _put_down(page, base: str, match_id: str, token: str, melds: list[list[str]]
     return assert_only_visible_cards(page, base, match_id, token)
 
 
-def _discard(page, base: str, match_id: str, token: str, card: str) -> dict:
+def discard(page, base: str, match_id: str, token: str, card: str) -> dict:
+    """Select `card`, click Discard; the view after it."""
     view = assert_only_visible_cards(page, base, match_id, token)
     select(page, [card])
     page.click("button:has-text('Discard')")
