@@ -7,7 +7,6 @@ import pytest
 from tests.play_harness import (
     assert_only_visible_cards,
     browser_page,
-    call,
     create,
     dom_cards,
     open_seat,
@@ -24,19 +23,6 @@ pytestmark = pytest.mark.slow
 def base():
     with served() as url:
         yield url
-
-
-def test_play_serves_the_page_and_its_modules_but_nothing_else(base):
-    import urllib.request
-
-    with urllib.request.urlopen(base + "/play") as resp:
-        assert resp.status == 200 and b'src="/play/main.js"' in resp.read()
-    with urllib.request.urlopen(base + "/play/api.js") as resp:
-        assert "javascript" in resp.headers["Content-Type"]
-    status, body = call(base, "GET", "/play/..%2Fapp.py")
-    assert status == 404 and body["error"] == "not_found"
-    status, spec = call(base, "GET", "/openapi.json")
-    assert status == 200 and not any(path.startswith("/play") for path in spec["paths"])
 
 
 def test_a_whole_spades_hand_against_three_bots_by_clicks(base):

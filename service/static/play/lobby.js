@@ -52,7 +52,7 @@ export function newMatchForm(games, onCreated) {
   const optionsBox = h("div", { class: "row" });
   const count = h("select", { name: "players" });
   const gameSelect = h("select", { name: "game" }, games.map((g) => h("option", { value: g.id }, g.name)));
-  const name = h("input", { type: "text", name: "name", value: "You", maxlength: 40 });
+  const name = h("input", { type: "text", name: "name", placeholder: "optional", maxlength: 40 });
   const form = h("form", { class: "panel" });
   const game = () => games.find((g) => g.id === gameSelect.value);
 
@@ -78,7 +78,7 @@ export function newMatchForm(games, onCreated) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const g = game();
-    const seatList = [{ kind: "human", name: name.value || "You" }];
+    const seatList = [name.value ? { kind: "human", name: name.value } : { kind: "human" }];
     for (const select of seatsBox.querySelectorAll("select[data-seat]")) {
       const [kind, level] = select.value.split(":");
       seatList.push(kind === "bot" ? { kind, level } : { kind });
@@ -110,7 +110,7 @@ export function newMatchForm(games, onCreated) {
 
 // Shown to a visitor without a seat while the match waits for players.
 export function joinForm(matchId, onJoined) {
-  const name = h("input", { type: "text", name: "name", value: "Guest", maxlength: 40 });
+  const name = h("input", { type: "text", name: "name", placeholder: "optional", maxlength: 40 });
   const error = h("div");
   const form = h(
     "form",
@@ -122,7 +122,7 @@ export function joinForm(matchId, onJoined) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {
-      const joined = await call("POST", `/v1/matches/${matchId}/join`, { body: { name: name.value || "Guest" } });
+      const joined = await call("POST", `/v1/matches/${matchId}/join`, { body: name.value ? { name: name.value } : {} });
       seats.set(matchId, joined.seat, joined.token);
       onJoined();
     } catch (err) {
