@@ -104,13 +104,20 @@ function setView(view) {
   const old = state.view;
   state.view = view;
   const myTurn = view.status === "active" && view.turn.seat === view.you && view.you !== null;
-  const sameTurn = old && old.version === view.version;
+  // The version counts moves only (joining and starting keep it), so compare the whole view.
+  const unchanged = old && JSON.stringify(old) === JSON.stringify(view);
   if (view.game === "zoliky" && myTurn) {
-    if (!sameTurn || !state.compose) state.compose = new Compose(view.hand);
+    if (!unchanged || !state.compose) state.compose = new Compose(view.hand);
   } else {
     state.compose = null;
   }
-  if (!sameTurn) state.choice = null;
+  if (unchanged) {
+    // Nothing moved (our own move echoed by the event feed): redraw only the event log, so a
+    // click in the middle of composing a meld never lands on a replaced element.
+    document.getElementById("log")?.replaceWith(eventLog(view));
+    return;
+  }
+  state.choice = null;
   render();
 }
 
@@ -243,7 +250,7 @@ function render() {
 // The latest events, newest first.
 function eventLog(v) {
   const newest = state.log.at(-1)?.seq ?? 0;
-  return h("ol", { class: "log", reversed: true, start: newest }, [...state.log].reverse().map((e) => eventLine(v, e)));
+  return h("ol", { id: "log", class: "log", reversed: true, start: newest }, [...state.log].reverse().map((e) => eventLine(v, e)));
 }
 
 let stopFollowing = () => {};
@@ -261,7 +268,10 @@ async function openMatch() {
       state.log = [...state.log, event].slice(-30);
       refresh();
     },
-    (mode) => (state.feed = mode),
+    (mode) => {
+      state.feed = mode;
+      render();
+    },
   );
 }
 
