@@ -14,6 +14,7 @@ from tests.play_harness import (
     browser_page,
     call,
     create,
+    dom_cards,
     open_seat,
     wait_turn,
     wait_version_after,
@@ -158,3 +159,85 @@ def base():
 
     with served() as url:
         yield url
+
+
+# A second table with two people: seat 1 is played through the API so that its discard is
+# known, and seat 0 (in the browser) takes it and swaps a joker.
+MINE_2 = ["9H", "TH", "JH", "QH", "KH", "7S", "7D", "JK", "7C", "2S", "4D", "6C", "9C"]
+THEIRS_2 = ["8H", "2D", "5H", "9D", "KS", "3H", "8D", "QC", "6S", "JD", "4S", "TC"]
+
+
+def two_player_deck() -> list[str]:
+    rest = deck(copies=2, jokers=4)
+    for c in MINE_2 + THEIRS_2:
+        rest.remove(c)
+    normal = [c for c in rest if c != "JK"]
+    stock = normal[:30] + ["JK"] * 3 + normal[30:]
+    dealt = [card for pair in zip(MINE_2[:12], THEIRS_2, strict=True) for card in pair] + [MINE_2[12]]
+    return dealt + stock
+
+
+def _their_turn(base: str, match_id: str, token: str, discard_card: str | None = None) -> None:
+    """Seat 1 draws, then discards the card drawn (or `discard_card`), through the API."""
+    status, view = call(base, "POST", f"/v1/matches/{match_id}/actions", {"type": "draw"}, token)
+    assert status == 200, view
+    card = discard_card
+    if card is None:  # the card drawn, from our own (unredacted for us) draw event
+        _, events = call(base, "GET", f"/v1/matches/{match_id}/events?after=0", token=token)
+        card = [e for e in events["events"] if e["type"] == "draw"][-1]["card"]
+    status, view = call(
+        base, "POST", f"/v1/matches/{match_id}/actions", {"type": "discard", "card": card}, token
+    )
+    assert status == 200, view
+
+
+def test_zoliky_taking_the_discard_onto_a_meld_and_swapping_a_joker_by_clicks(base):
+    status, created = call(
+        base,
+        "POST",
+        "/v1/matches",
+        {
+            "game": "zoliky",
+            "options": {"first_cutter": 0},
+            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Ben"}],
+            "deck": two_player_deck(),
+        },
+    )
+    assert status == 201, created
+    match_id = created["id"]
+    token, theirs = (s["token"] for s in created["seats"])
+    with browser_page() as page:
+        errors = open_seat(page, base, match_id, token)
+        assert wait_turn(page).startswith("Your turn: discard")
+        discard(page, base, match_id, token, "2S")
+        for _ in range(2):  # turns 2–5
+            _their_turn(base, match_id, theirs)
+            discard(page, base, match_id, token, draw(page, base, match_id, token))
+        _their_turn(base, match_id, theirs)
+        # Turn 7: open with the pure run and a set holding a joker.
+        drawn = draw(page, base, match_id, token)
+        view = put_down(page, base, match_id, token, melds=[MINE_2[:5], ["7S", "7D", "JK"]])
+        assert [m["id"] for m in view["table"]["melds"]] == ["m1", "m2"]
+        discard(page, base, match_id, token, drawn)
+        _their_turn(base, match_id, theirs, discard_card="8H")
+        # Turn 9: take their 8H from the pile straight onto our run.
+        assert wait_turn(page).startswith("Your turn: draw")
+        view = assert_only_visible_cards(page, base, match_id, token)
+        assert view["discard"]["top"] == "8H"
+        page.click("[data-pile=discard] button.card")
+        select(page, ["8H"])  # the taken card, shown in the hand
+        page.click(".melds .meld.target[data-meld=m1]")
+        page.click("button:has-text('Take the discard and put down')")
+        wait_version_after(page, view["version"])
+        view = assert_only_visible_cards(page, base, match_id, token)
+        assert view["table"]["melds"][0]["cards"] == ["8H", *MINE_2[:5]] and view["turn"]["phase"] == "play"
+        # Swap the joker in our set for 7C: the joker comes to the hand.
+        select(page, ["7C"])
+        page.click("[data-meld=m2] button:has-text('swap joker')")
+        wait_version_after(page, view["version"])
+        view = assert_only_visible_cards(page, base, match_id, token)
+        assert sorted(view["table"]["melds"][1]["cards"]) == ["7C", "7D", "7S"] and "JK" in view["hand"]
+        assert "JK" in dom_cards(page, "[data-testid=hand]")
+        discard(page, base, match_id, token, "4D")
+        assert page.inner_text("[data-testid=turn]").startswith("Ben to play")
+        assert errors == []
