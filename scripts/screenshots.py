@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 from tests.play_harness import (
-    ROOT,
     browser_page,
     create,
     open_seat,
@@ -19,6 +18,7 @@ from tests.play_harness import (
     wait_turn,
     wait_version_after,
 )
+from tests.serve_helpers import ROOT
 from tests.test_play_zhol import draw_and_discard
 from tests.test_play_zhol import new_match as zhol_match
 from tests.test_play_zoliky import JUNK, OPENING, discard, draw, select

@@ -3,22 +3,15 @@ and scripts/screenshots.py. No browser is downloaded: the system chromium is use
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from service.embedded import free_port
+from tests.serve_helpers import cardtable_serve
+from tests.test_serve import call  # one request, a 429 retried after its Retry-After
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = os.environ.get("CARDTABLE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -30,61 +23,18 @@ CHROMIUM_ARGS = [
 ]
 
 
-def call(base: str, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
-    """One API request; a 429 is retried after its Retry-After."""
-    for _ in range(10):
-        req = urllib.request.Request(base + path, method=method)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(req, data, timeout=40) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as e:
-            if e.code != 429:
-                return e.code, json.loads(e.read())
-            time.sleep(float(e.headers.get("Retry-After") or 1))
-    raise AssertionError(f"{method} {path}: still rate limited")
-
-
 @contextmanager
 def served(**env_extra: str) -> Iterator[str]:
-    """`cardtable serve` (embedded Redis, its own RQ worker, gunicorn) on a free port; its base URL."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(
-        PYTHONPATH=ROOT,
-        CARDTABLE_BOT_DELAY="0",
-        CARDTABLE_ALLOW_STACKED_DECK="1",
-        CARDTABLE_LOG_LEVEL="WARNING",
+    """`cardtable serve` (embedded Redis, its own RQ worker, gunicorn) with instant bots and
+    stacked decks allowed; its base URL."""
+    env = {
+        "CARDTABLE_BOT_DELAY": "0",
+        "CARDTABLE_ALLOW_STACKED_DECK": "1",
+        "CARDTABLE_LOG_LEVEL": "WARNING",
         **env_extra,
-    )
-    data = tempfile.mkdtemp(prefix="cardtable-play-")
-    cmd = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", data]
-    proc = subprocess.Popen(cmd + ["--workers", "1"], env=env, cwd=ROOT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if call(base, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert proc.poll() is None, "cardtable serve exited"
-            assert time.monotonic() < deadline, "cardtable serve did not become ready"
-            time.sleep(0.2)
+    }
+    with cardtable_serve(tempfile.mkdtemp(prefix="cardtable-play-"), **env) as (_, base):
         yield base
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
 
 
 @contextmanager
