@@ -20,8 +20,8 @@ LADDER_ONLY_LEVELS = ("solver",)
 
 
 def least_deadwood(
-    options: Iterable[str], deadwood_without: Callable[[str], float], dearness: Callable[[str], float]
-) -> tuple[str, float]:
+    options: Iterable[str], deadwood_without: Callable[[str], int], dearness: Callable[[str], float]
+) -> tuple[str, int]:
     """The card to throw: the least deadwood left without it, then the dearest, then by code."""
     scored = [(deadwood_without(card), -dearness(card), card) for card in sorted(set(options))]
     left, _, card = min(scored)

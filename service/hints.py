@@ -77,6 +77,7 @@ def give_hint(svc: m.MatchService, match_id: str, token: str | None) -> dict[str
         loaded = svc.load(match_id)
         record = loaded.record
         seat = svc.authenticate(record, token)
+        assert seat is not None  # a token is required: authenticate raises without one
         if not record["options"].get("hints"):
             raise m.ApiError(
                 403, "forbidden", "hints are off in this match (create it with options.hints = true)"

@@ -17,7 +17,7 @@ from typing import Any
 
 from engines.base import Action
 from engines.cards import JOKER
-from engines.zoliky.bot_hand import analyse, find_close, opening_melds, slots_of, without
+from engines.zoliky.bot_hand import analyse, find_close, slots_of, without
 from engines.zoliky.bot_knowledge import Knowledge, read_view
 from engines.zoliky.bot_policy import (
     Style,
@@ -25,9 +25,9 @@ from engines.zoliky.bot_policy import (
     close_step,
     improve_step,
     opening_action,
-    opening_lay_offs,
     take_action,
     take_closing_action,
+    useful_take,
 )
 from engines.zoliky.rules import card_points
 
@@ -75,14 +75,9 @@ def take_if_better(know: Knowledge, slots: list) -> tuple[Action, str] | None:
     assert top is not None
     hand = [*know.hand, top]
     if not know.opened:
-        melds = opening_melds(hand, must_use=top)
-        if melds is None:
-            return None
-        rest = without(hand, [c for m in melds for c in m.cards])
-        if not rest:
-            return None
-        laid = opening_lay_offs(rest, melds, slots)[: len(rest) - 1]
-        return take_action([list(m.cards) for m in melds], laid), f"taking {top} opens the hand"
+        # The heuristic's take before the opening is exactly this: only to open, all melds down.
+        opening = useful_take(know, slots, SOLVER_STYLE)
+        return (opening, f"taking {top} opens the hand") if opening is not None else None
     now, after = analyse(know.hand, slots), analyse(hand, slots)
     use = _use_of(top, after, slots)
     # Taking, a deadwood card goes at the end of the turn; the stock card is not counted on.
