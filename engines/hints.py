@@ -18,7 +18,8 @@ from typing import Any
 from engines.base import Action
 
 # Per game, the pro's budget for a hint: a time limit where the pro has one, fewer samples and
-# candidates everywhere (Zhol's pro has no time limit; its sampling chain is shortened instead).
+# candidates everywhere (Zhol's pro has no time limit: its sampling chain is shortened instead, and
+# the large game looks one step ahead only).
 HINT_BUDGET: dict[str, dict[str, Any]] = {
     "spades": {"samples": 16, "time_limit": 0.04},
     "three-thirteen": {
@@ -30,8 +31,9 @@ HINT_BUDGET: dict[str, dict[str, Any]] = {
         "time_limit": 0.04,
     },
     "zoliky": {"samples": 8, "candidates": 3, "margin": 1.5, "time_limit": 0.04},
-    "zhol-small": {"chain": 120, "burn": 20, "thin": 6, "two_step_cards": 12, "keeps": 4},
-    "zhol-large": {"chain": 40, "burn": 10, "thin": 4, "two_step_cards": 2, "keeps": 1},
+    "zhol-small": {"chain": 60, "burn": 12, "thin": 6, "two_step_cards": 6, "keeps": 2},
+    # In the large game even one card looked at two steps ahead costs tens of milliseconds.
+    "zhol-large": {"chain": 24, "burn": 8, "thin": 4, "two_step_cards": 0, "keeps": 1},
 }
 
 
@@ -86,6 +88,8 @@ def _pro_with_reason(game_id: str, view: dict[str, Any], rng: random.Random) -> 
         from engines.zhol.bot_knowledge import Knowledge
 
         know = Knowledge(view)
-        action = bot_pro.choose(know, rng, budget=HINT_BUDGET[f"zhol-{know.variant}"])
+        budget = HINT_BUDGET[f"zhol-{know.variant}"]
+        features = {**bot_pro.FEATURES, "two_step": budget["two_step_cards"] > 0}
+        action = bot_pro.choose(know, rng, features, budget)
         return action, zhol_words.explain(view, action)
     raise ValueError(f"no hints for game {game_id!r}")
