@@ -46,9 +46,14 @@ def take_reason(kept: list[str], card: str, rules: MeldRules, points: Callable[[
     return f"{card} {'completes' if completes else 'extends'} {meld_words(meld)}"
 
 
-def discard_reason(card: str, left: float, unit: str, best: bool) -> str:
+def amount(n: int, unit: str) -> str:
+    """ "3 cards", "1 card", "0 points"."""
+    return f"{n} {unit[:-1] if n == 1 and unit.endswith('s') else unit}"
+
+
+def discard_reason(card: str, left: int, unit: str, best: bool) -> str:
     """Why throwing `card`: the deadwood it leaves, and whether that is the least possible."""
-    amount = f"{left:g} {unit}"
+    amount_left = amount(left, unit)
     if best:
-        return f"throwing {card} leaves the least deadwood ({amount})"
-    return f"throwing {card} leaves {amount} of deadwood and keeps better chances to improve"
+        return f"throwing {card} leaves the least deadwood ({amount_left})"
+    return f"throwing {card} leaves {amount_left} of deadwood and keeps better chances to improve"

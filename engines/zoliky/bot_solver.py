@@ -17,6 +17,7 @@ from typing import Any
 
 from engines.base import Action
 from engines.cards import JOKER
+from engines.solver_level import discard_reason
 from engines.zoliky.bot_hand import analyse, find_close, slots_of, without
 from engines.zoliky.bot_knowledge import Knowledge, read_view
 from engines.zoliky.bot_policy import (
@@ -105,7 +106,7 @@ def play(know: Knowledge) -> tuple[Action, str]:
             if action is not None:
                 return action, _improve_words(action)
     card, left, _ = best_discard(know, slots)
-    return {"type": "discard", "card": card}, f"throwing {card} leaves the least deadwood ({left} cards)"
+    return {"type": "discard", "card": card}, discard_reason(card, left, "cards", True)
 
 
 def _improve_words(action: Action) -> str:
