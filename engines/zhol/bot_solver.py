@@ -82,7 +82,7 @@ def solver_decision(view: dict[str, Any]) -> tuple[Action, str]:
     return {"type": "discard", "card": card}, discard_reason(card, left, "cards", True)
 
 
-def explain(view: dict[str, Any], action: Action) -> str | None:
+def explain(view: dict[str, Any], action: Action) -> str:
     """A reason in words for `action` (another level's choice) from this seat's view."""
     reason_action, reason = solver_decision(view)
     if reason_action == action:
@@ -101,4 +101,4 @@ def explain(view: dict[str, Any], action: Action) -> str | None:
         taken = [*hand, top]
         card, _ = best_discard(taken, _take_options(hand, top))
         return take_reason(_without(taken, card), top, RULES, _one)
-    return None
+    return "a stock card is worth more on average than the open card"
