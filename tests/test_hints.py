@@ -201,3 +201,30 @@ def test_api_hint_is_the_same_when_only_hidden_cards_differ(api):
         answers.append((body["action"], body["reason"]))
     assert answers[0] == answers[1]
     assert answers[0][0]["type"] == "discard" and answers[0][0]["card"] in [*mine, "2C"]
+
+
+def test_under_gevent_a_hint_computed_in_the_thread_pool_is_the_same(tmp_path):
+    """A gevent worker computes hints in gevent's thread pool (service.hints.compute): the answer
+    is the one computed directly. Run in a child process, as monkey-patching is for good."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    hands = [["7H", "8H", "9H", "TH", "5S", "5D", "KD"], ["5H", "AH", "AD", "QD", "8D", "TC", "JD"]]
+    opts = ZHOL.validate_options({"variant": "small", "first_player": 0}, 2)
+    state, _ = ZHOL.new_match(opts, 2, 5, stack("small", hands, 0, ["2C", "3D"]))
+    ZHOL.apply(state, 0, {"type": "draw", "pile": "stock"})
+    view = ZHOL.view(state, 0)
+    (tmp_path / "view.json").write_text(json.dumps(view))
+    script = (
+        "from gevent import monkey; monkey.patch_all()\n"
+        "import json, sys\n"
+        "from service.hints import compute\n"
+        "view = json.load(open(sys.argv[1]))\n"
+        "print(json.dumps(compute('zhol', view)))\n"
+    )
+    root = str(Path(__file__).resolve().parent.parent)
+    command = [sys.executable, "-c", script, str(tmp_path / "view.json")]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=root)
+    assert json.loads(out.stdout) == engine_hints.hint("zhol", view)
