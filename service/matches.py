@@ -19,7 +19,7 @@ from typing import Any
 from engines.base import Game, redact_event
 from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
-from service import codec
+from service import codec, hints
 from service.config import Config
 from service.store import IN_PROGRESS, Loaded, Store, channel
 
@@ -138,6 +138,7 @@ class MatchService:
             if s["kind"] == "bot":
                 entry["level"] = s["level"]
             entry.update(p)
+            entry["hints_used"] = hints.hints_used(record, p["seat"])
             if s.get("left"):
                 entry["left"] = True
             players.append(entry)
@@ -211,12 +212,14 @@ class MatchService:
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         game = GAMES[body["game"]]
         seats_in = body["seats"]
-        options = _engine_call(game.validate_options, body.get("options") or {}, len(seats_in))
+        # `hints` is the service's option (service/hints.py); the engine validates the rest.
+        own, hints_on = hints.split_options(body.get("options") or {})
+        options = {**_engine_call(game.validate_options, own, len(seats_in)), "hints": hints_on}
         deck = body.get("deck")
         if deck is not None:
             if not self.config.ALLOW_STACKED_DECK:
                 raise ApiError(403, "forbidden", "this server does not accept stacked decks")
-            full = game.full_deck(options)
+            full = game.full_deck(hints.engine_options(options))
             if sorted(deck) != sorted(full):
                 raise ApiError(
                     422,
@@ -304,10 +307,11 @@ class MatchService:
         if deck is None:
             # The service shuffles the first deck itself so history can reveal it; later
             # rounds shuffle inside the engine from the same secret seed.
-            deck = game.full_deck(record["options"])
+            deck = game.full_deck(hints.engine_options(record["options"]))
             random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
             record["deck"] = deck
-        state, events = game.new_match(record["options"], len(record["seats"]), record["seed"], list(deck))
+        options = hints.engine_options(record["options"])
+        state, events = game.new_match(options, len(record["seats"]), record["seed"], list(deck))
         record["state"] = state
         record["status"] = "playing"
         return [{"type": "match_started"}, *events]

@@ -76,6 +76,9 @@ class PlayerSchema(Schema):
     cards = ma.fields.Integer(required=True, metadata={"description": "number of cards in hand"})
     resigned = ma.fields.Boolean()
     left = ma.fields.Boolean()
+    hints_used = ma.fields.Integer(
+        metadata={"description": "hints this seat asked for (GET /v1/matches/{id}/hint)"}
+    )
 
 
 class DiscardSchema(Schema):
