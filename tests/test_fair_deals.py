@@ -60,7 +60,8 @@ def test_a_client_seed_with_open_seats_is_accepted_where_stacked_decks_are(api):
 # game, options, seats: short matches of several rounds between people only (no workers needed).
 MATCHES = [
     ("spades", {"target_score": 150, "first_dealer": 0}, 4),
-    ("three-thirteen", {}, 2),
+    # All eleven rounds (Three Thirteen cannot be ended early): about 40 s on a loaded machine.
+    pytest.param("three-thirteen", {}, 2, marks=pytest.mark.slow),
     ("zhol", {"target_wins": 2, "turn_seconds": 3600}, 2),
     ("zoliky", {"target_wins": 2}, 2),
 ]
@@ -98,7 +99,9 @@ def play_to_the_end(api, game_id, options, n, seed):
     return match_id, tokens, seen
 
 
-@pytest.mark.parametrize(("game_id", "options", "n"), MATCHES, ids=[m[0] for m in MATCHES])
+@pytest.mark.parametrize(
+    ("game_id", "options", "n"), MATCHES, ids=["spades", "three-thirteen", "zhol", "zoliky"]
+)
 def test_a_client_verifies_every_deal_with_the_docs_snippet(api, game_id, options, n):
     match_id, tokens, seen = play_to_the_end(api, game_id, options, n, seed=len(game_id))
     history = api.c.get(f"/v1/matches/{match_id}/history", headers=auth(tokens[0])).get_json()
