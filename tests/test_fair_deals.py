@@ -30,7 +30,9 @@ def docs_snippet() -> dict:
     """The Python block of docs/api.md's "Fair deals" section, run as a client would run it."""
     with open(os.path.join(ROOT, "docs", "api.md"), encoding="utf-8") as f:
         section = f.read().split("## Fair deals", 1)[1]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block, "docs/api.md has no Python snippet under Fair deals"
+    code = block.group(1)
     namespace: dict = {}
     exec(compile(code, "docs/api.md", "exec"), namespace)
     return namespace
