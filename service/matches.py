@@ -21,6 +21,7 @@ from engines.registry import GAMES
 from service import codec
 from service.config import Config
 from service.store import IN_PROGRESS, Loaded, Store, channel
+from service.waiters import Hub, Waiter
 
 log = logging.getLogger("cardtable.matches")
 
@@ -82,6 +83,7 @@ class MatchService:
         self.store = store
         self.config = config
         self.queue = queue
+        self.waiters = Hub(store.redis)
 
     # --- reading -----------------------------------------------------------
     def load(self, match_id: str) -> Loaded:
@@ -164,26 +166,43 @@ class MatchService:
         }
         return out
 
-    def events(self, match_id: str, seat: int | None, after: int, wait: float) -> tuple[list[dict], int]:
-        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds."""
+    def events(
+        self,
+        match_id: str,
+        seat: int | None,
+        after: int,
+        wait: float,
+        waiter: Waiter | None = None,
+        client: Any = None,
+    ) -> tuple[list[dict], int]:
+        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds.
+
+        The wait registers with the process's one subscription (service/waiters.py) and
+        holds no Redis connection; `client` (the client's socket) ends it when the client
+        hangs up. A stream passes the `waiter` it keeps for its whole life instead."""
         loaded = self.load(match_id)
         raw = self.store.events(match_id, after)
         if not raw and wait > 0:
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                pubsub.subscribe(channel(match_id))
-                raw = self.store.events(match_id, after)  # written between the read and SUBSCRIBE
-                deadline = time.monotonic() + wait
-                while not raw:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        break
-                    if pubsub.get_message(timeout=min(left, 1.0)) is not None:
-                        raw = self.store.events(match_id, after)
-            finally:
-                pubsub.close()
+            if waiter is not None:
+                raw = self._wait_events(match_id, after, wait, waiter)
+            else:
+                with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
+                    # Written between the first read and the subscription?
+                    raw = self.store.events(match_id, after)
+                    raw = raw or self._wait_events(match_id, after, wait, waiter)
             loaded = self.load(match_id)
         return [redact_event(e, seat) for e in raw], loaded.version
+
+    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> list[dict]:
+        deadline = time.monotonic() + wait
+        while not waiter.gone:
+            left = deadline - time.monotonic()
+            if left <= 0 or not waiter.wait(left):
+                break
+            raw = self.store.events(match_id, after)
+            if raw:
+                return raw
+        return []
 
     def history(self, match_id: str, token: str | None) -> dict[str, Any]:
         loaded = self.load(match_id)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rq import Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
+from service.waiters import open_waiters
+
 
 def render(svc) -> str:
     lines = [
@@ -30,4 +32,14 @@ def render(svc) -> str:
         "# TYPE cardtable_workers gauge",
         f"cardtable_workers {Worker.count(queue=queue)}",
     ]
+    lines += _waiter_lines(svc)
     return "\n".join(lines) + "\n"
+
+
+def _waiter_lines(svc) -> list[str]:
+    waiting = open_waiters(svc.store.redis)
+    return [
+        "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match to change.",
+        "# TYPE cardtable_open_waiters gauge",
+        *(f'cardtable_open_waiters{{kind="{kind}"}} {n}' for kind, n in waiting.items()),
+    ]
