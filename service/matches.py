@@ -172,37 +172,42 @@ class MatchService:
         seat: int | None,
         after: int,
         wait: float,
-        waiter: Waiter | None = None,
         client: Any = None,
+        loaded: Loaded | None = None,
     ) -> tuple[list[dict], int]:
         """Events after `after` as `seat` may see them, long-polling up to `wait` seconds.
 
         The wait registers with the process's one subscription (service/waiters.py) and
         holds no Redis connection; `client` (the client's socket) ends it when the client
-        hangs up. A stream passes the `waiter` it keeps for its whole life instead."""
-        loaded = self.load(match_id)
-        raw = self.store.events(match_id, after)
+        hangs up. `loaded`: the match, when the caller has just loaded it."""
+        version = (loaded or self.load(match_id)).version
+        raw, now = self.store.events_since(match_id, after)
         if not raw and wait > 0:
-            if waiter is not None:
-                raw = self._wait_events(match_id, after, wait, waiter)
-            else:
-                with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
-                    # Written between the first read and the subscription?
-                    raw = self.store.events(match_id, after)
-                    raw = raw or self._wait_events(match_id, after, wait, waiter)
-            loaded = self.load(match_id)
-        return [redact_event(e, seat) for e in raw], loaded.version
+            with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
+                # Written between the first read and the subscription?
+                raw, now = self.store.events_since(match_id, after)
+                if not raw:
+                    raw, now = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw], version if now is None else now
 
-    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> list[dict]:
+    def stream_events(self, match_id: str, seat: int | None, after: int, wait: float, waiter: Waiter) -> list:
+        """For a stream, which keeps `waiter` registered all its life: the next events after
+        `after` (waiting up to `wait` seconds), one read a wake-up."""
+        raw, _ = self.store.events_since(match_id, after)
+        if not raw:
+            raw, _ = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw]
+
+    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
         deadline = time.monotonic() + wait
         while not waiter.gone:
             left = deadline - time.monotonic()
             if left <= 0 or not waiter.wait(left):
                 break
-            raw = self.store.events(match_id, after)
+            raw, version = self.store.events_since(match_id, after)
             if raw:
-                return raw
-        return []
+                return raw, version
+        return [], None
 
     def history(self, match_id: str, token: str | None) -> dict[str, Any]:
         loaded = self.load(match_id)

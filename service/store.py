@@ -244,15 +244,25 @@ class Store:
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
         """Stored events with seq > after (seq counts from 1)."""
+        return self.events_since(match_id, after)[0]
+
+    def events_since(self, match_id: str, after: int) -> tuple[list[dict[str, Any]], int | None]:
+        """Stored events with seq > after, and the match's version read with them (None when
+        the match is gone), in one round trip on the hot path's connections: every woken
+        waiter makes this read."""
         after = max(after, 0)
-        # One round trip on the hot path's connections: every woken waiter makes this read.
-        raw, archived = self._roundtrip(
-            [("LRANGE", _key(match_id, "events"), after, -1), ("HGET", _key(match_id, "match"), "z")],
+        raw, archived, version = self._roundtrip(
+            [
+                ("LRANGE", _key(match_id, "events"), after, -1),
+                ("HGET", _key(match_id, "match"), "z"),
+                ("HGET", _key(match_id, "match"), "v"),
+            ],
             retry=True,
         )
+        version = None if version is None else int(version)
         if not raw and archived is not None:
-            return codec.loads(zlib.decompress(archived))[after:]
-        return [codec.loads(e) for e in raw]
+            return codec.loads(zlib.decompress(archived))[after:], version
+        return [codec.loads(e) for e in raw], version
 
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.

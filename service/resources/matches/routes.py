@@ -170,10 +170,10 @@ class Events(MethodView):
     def get(self, query, match_id):
         """Events after `after`, redacted for your seat; long-polls up to `wait` seconds"""
         svc = service()
-        seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
-        events, version = svc.events(
-            match_id, seat, query["after"], query["wait"], client=request.environ.get("gunicorn.socket")
-        )
+        loaded = svc.load(match_id)
+        seat = svc.authenticate(loaded.record, bearer_token(), required=False)
+        client = request.environ.get("gunicorn.socket")
+        events, version = svc.events(match_id, seat, query["after"], query["wait"], client, loaded)
         return json_response({"events": events, "version": version})
 
 
@@ -201,7 +201,7 @@ class Stream(MethodView):
             end = time.monotonic() + STREAM_SECONDS
             yield "retry: 1000\n\n"
             while time.monotonic() < end and not waiter.gone:
-                events, _ = svc.events(match_id, seat, after, min(15.0, end - time.monotonic()), waiter)
+                events = svc.stream_events(match_id, seat, after, min(15.0, end - time.monotonic()), waiter)
                 if not events and not waiter.gone:
                     yield ": keep-alive\n\n"
                 for e in events:
