@@ -204,7 +204,9 @@ class MatchService:
             left = deadline - time.monotonic()
             if left <= 0 or not waiter.wait(left):
                 break
-            raw, version = self.store.events_since(match_id, after)
+            raw, version = self.waiters.shared_read(
+                waiter, (match_id, after), lambda: self.store.events_since(match_id, after)
+            )
             if raw:
                 return raw, version
         return [], None

@@ -68,7 +68,7 @@ return 1
 IN_PROGRESS = "in-progress"
 # Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
 # (events, idempotency, RQ), which then makes a caller wait for one rather than fail.
-HOT_CONNECTIONS = 8
+HOT_CONNECTIONS = 16
 POOL_CONNECTIONS = 8
 METRICS_KEY = "ct:metrics"
 

@@ -28,7 +28,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -143,12 +143,23 @@ class Waiter:
 
 
 class _Channel:
-    __slots__ = ("waiters", "ready", "idle_since")
+    __slots__ = ("waiters", "ready", "idle_since", "notified")
 
     def __init__(self) -> None:
         self.waiters: set[Waiter] = set()
         self.ready = threading.Event()  # set when Redis confirmed the subscription
         self.idle_since: float | None = None
+        self.notified = 0  # notifications received (reads started since saw all of them)
+
+
+class _Read:
+    __slots__ = ("generation", "done", "value", "error")
+
+    def __init__(self, generation: int) -> None:
+        self.generation = generation
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
 
 
 class Hub:
@@ -210,6 +221,34 @@ class Hub:
         finally:
             self.close(waiter)
 
+    def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
+        """`read()`, or the result of the same read (same `key`) another waiter of the channel
+        started after the last notification: a move seen by 1,000 spectators is read once.
+
+        A read started after the latest notification started after the commit behind any
+        notification a waiter has been woken by, so it holds what that waiter looks for."""
+        entry = self._channels.get(waiter.channel)
+        if entry is None:
+            return read()
+        generation = entry.notified
+        pending = self._reads.get(key)
+        if pending is not None and pending.generation == generation:
+            pending.done.wait()
+            if pending.error is not None:
+                raise pending.error
+            return pending.value
+        mine = self._reads[key] = _Read(generation)
+        try:
+            mine.value = read()
+            return mine.value
+        except BaseException as e:
+            mine.error = e
+            raise
+        finally:
+            mine.done.set()
+            if self._reads.get(key) is mine:
+                del self._reads[key]
+
     def counts(self) -> dict[str, int]:
         """Open waiters of this process by kind."""
         if self._pid != os.getpid():
@@ -228,6 +267,7 @@ class Hub:
         # First use in this process (never share a socket or a thread across a fork).
         self._lock = threading.Lock()
         self._channels: dict[str, _Channel] = {}
+        self._reads: dict[Any, _Read] = {}  # reads in flight, see shared_read
         # Per channel, what each confirmation still to come will set (None: an unsubscribe).
         # Redis answers a connection's commands in order, so a SUBSCRIBE, UNSUBSCRIBE,
         # SUBSCRIBE of one channel in flight at once each meet their own confirmation.
@@ -304,6 +344,7 @@ class Hub:
             if reply[0] == self.MESSAGE:
                 entry = self._channels.get(reply[1].decode())
                 if entry is not None:
+                    entry.notified += 1
                     for w in list(entry.waiters):
                         w.notify()
             elif reply[0] in self.CONFIRMATIONS:
