@@ -243,6 +243,7 @@ def phase(args, port: int, master: int, r: redis.Redis, seed: int, during=None) 
     if side:
         side.start()
     threads = args.clients // args.processes
+    cpu0 = movers.cpu_seconds(master)
     moves, lat, _, wall = movers.drive(
         movers.spades_worker, lambda i: (port, threads, seed + i, 1, args.seconds, 0.0), args.processes
     )
@@ -250,12 +251,14 @@ def phase(args, port: int, master: int, r: redis.Redis, seed: int, during=None) 
     for t in (probe, counter, side):
         if t:
             t.join()
-    return {"rate": moves / wall, "lat": lat, "health": health, **counted}
+    cpu = movers.cpu_seconds(master) - cpu0
+    return {"rate": moves / wall, "lat": lat, "health": health, "cpu": cpu / moves, **counted}
 
 
 def report(name: str, result: dict, base: dict | None) -> None:
     ratio = f" = {result['rate'] / base['rate']:.2f} x phase 1" if base else ""
     print(f"{name}: {result['rate']:.0f} moves/s{ratio}; moves {movers.latency(result['lat'])}")
+    print(f"  workers' CPU per move (all they did meanwhile included): {1000 * result['cpu']:.2f} ms")
     print(f"  /healthz ({len(result['health'])} probes): {movers.latency(result['health'])}")
     print(f"  Redis connections {result['clients']} ({result['subscribed']} subscribed), counted halfway")
 
@@ -309,6 +312,7 @@ def run(args, port: int, master: int, r: redis.Redis, waiters) -> None:
     waiters.send(("open", specs))
     waiters.recv()
     took = until_open(port, args.waiters)
+    time.sleep(5)  # opening them made garbage; the workers' collector is done with it
     rss1 = workers_rss_kb(master)
     print(
         f"{args.waiters} waiters open in {took:.1f} s over {len(matches)} matches; workers' RSS "
