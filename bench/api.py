@@ -99,6 +99,17 @@ def cpu_seconds(pid: int, children: bool = True) -> float:
     return total
 
 
+def http_request(method: str, path: str, body=None, token=None) -> bytes:
+    """One HTTP/1.1 request, JSON body and bearer token optional, as bytes to send."""
+    data = orjson.dumps(body) if body is not None else b""
+    head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\nContent-Length: {len(data)}\r\n"
+    if body is not None:
+        head += "Content-Type: application/json\r\n"
+    if token:
+        head += f"Authorization: Bearer {token}\r\n"
+    return head.encode() + b"\r\n" + data
+
+
 _CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length: *(\d+)")
 
 
@@ -118,14 +129,9 @@ class Client:
         self.buf = b""
 
     def call(self, method: str, path: str, body=None, token=None) -> tuple[int, dict, float]:
-        data = orjson.dumps(body) if body is not None else b""
-        head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\nContent-Length: {len(data)}\r\n"
-        if body is not None:
-            head += "Content-Type: application/json\r\n"
-        if token:
-            head += f"Authorization: Bearer {token}\r\n"
+        request = http_request(method, path, body, token)
         start = time.perf_counter()
-        self.sock.sendall(head.encode() + b"\r\n" + data)
+        self.sock.sendall(request)
         buf = self.buf
         while (end := buf.find(b"\r\n\r\n")) < 0:
             buf += self._recv()

@@ -53,13 +53,7 @@ async def _answer(reader: asyncio.StreamReader) -> tuple[int, dict]:
 
 
 async def _request(writer: asyncio.StreamWriter, method: str, path: str, body=None, token=None) -> None:
-    data = orjson.dumps(body) if body is not None else b""
-    head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\nContent-Length: {len(data)}\r\n"
-    if body is not None:
-        head += "Content-Type: application/json\r\n"
-    if token:
-        head += f"Authorization: Bearer {token}\r\n"
-    writer.write(head.encode() + b"\r\n" + data)
+    writer.write(movers.http_request(method, path, body, token))
     await writer.drain()
 
 

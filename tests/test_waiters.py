@@ -20,6 +20,7 @@ import redis
 
 from service.embedded import free_port, start_redis
 from service.store import HOT_CONNECTIONS, POOL_CONNECTIONS
+from tests.test_serve import call
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HUMANS4 = [{"kind": "human"}] * 4
@@ -58,20 +59,8 @@ class Served:
             assert time.monotonic() < deadline, "cardtable serve did not become ready"
             time.sleep(0.2)
 
-    def call(self, method: str, path: str, body=None, token=None, timeout: float = 60):
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(req, data, timeout=timeout) as resp:
-                raw = resp.read()
-                return resp.status, raw if path == "/metrics" else json.loads(raw)
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read())
+    def call(self, method: str, path: str, body=None, token=None):
+        return call(f"http://127.0.0.1:{self.port}", method, path, body, token)
 
     def open_waiter(self, path: str) -> socket.socket:
         """Send a GET and leave its answer unread: a long-poll or stream waiting server-side."""
@@ -80,10 +69,10 @@ class Served:
         return s
 
     def open_waiters(self) -> dict[str, int]:
-        status, text = self.call("GET", "/metrics")
-        assert status == 200
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=40) as resp:
+            text = resp.read().decode()
         found = {}
-        for line in text.decode().splitlines():
+        for line in text.splitlines():
             if line.startswith("cardtable_open_waiters{"):
                 found[line.split('"')[1]] = int(line.split()[-1])
         return found
@@ -162,13 +151,13 @@ def test_500_abandoned_long_polls_and_streams_leave_healthz_and_moves_answering(
     try:
         counts = served.until_waiters(lambda c: sum(c.values()) == 500)
         assert counts == {"long_poll": 250, "sse": 250}
-        assert served.call("GET", "/healthz", timeout=30) == (200, {"status": "ok"})
-        assert served.call("GET", f"/v1/matches/{match_id}", timeout=30)[0] == 200
+        assert served.call("GET", "/healthz") == (200, {"status": "ok"})
+        assert served.call("GET", f"/v1/matches/{match_id}")[0] == 200
         assert served.bid(match_id, tokens)["version"] == 2
     finally:
         close_all(held)  # then abandoned: every waiter is freed
     served.until_waiters(lambda c: c == {"long_poll": 0, "sse": 0})
-    assert served.call("GET", "/healthz", timeout=30) == (200, {"status": "ok"})
+    assert served.call("GET", "/healthz") == (200, {"status": "ok"})
     assert served.bid(match_id, tokens)["version"] == 3
 
 
