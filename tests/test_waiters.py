@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -20,6 +21,7 @@ import redis
 
 from service.embedded import free_port, start_redis
 from service.store import HOT_CONNECTIONS, POOL_CONNECTIONS
+from service.waiters import Waiter
 from tests.test_serve import call
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -156,7 +158,9 @@ def test_500_abandoned_long_polls_and_streams_leave_healthz_and_moves_answering(
         assert served.bid(match_id, tokens)["version"] == 2
     finally:
         close_all(held)  # then abandoned: every waiter is freed
-    served.until_waiters(lambda c: c == {"long_poll": 0, "sse": 0})
+    # Their long-polls wait 30 s and their streams write a keep-alive only every 15 s: only
+    # noticing the hang-ups frees them all within this (generous) bound.
+    served.until_waiters(lambda c: c == {"long_poll": 0, "sse": 0}, timeout=25)
     assert served.call("GET", "/healthz") == (200, {"status": "ok"})
     assert served.bid(match_id, tokens)["version"] == 3
 
@@ -234,3 +238,27 @@ def test_a_lost_subscription_is_renewed_and_still_wakes_its_waiters(served):
         assert status == 200 and [e["type"] for e in body["events"]] == ["bid"]
     finally:
         poll.close()
+
+
+def test_with_threads_a_waiter_notices_its_client_hang_up():
+    # `--worker-class gthread` has no event loop to watch the socket: the waiter looks at it
+    # between slices of its wait. Woken by the hang-up, not by the end of its 30 s.
+    ours, theirs = socket.socketpair()
+    waiter = Waiter("ct:{m:0}:chan", "long_poll", ours)
+    hang_up = threading.Timer(0.3, theirs.close)
+    hang_up.start()
+    try:
+        assert waiter.wait(30) is True and waiter.gone
+    finally:
+        hang_up.cancel()
+        ours.close()
+
+
+def test_a_waiter_whose_client_stays_is_not_taken_for_gone():
+    ours, theirs = socket.socketpair()
+    try:
+        waiter = Waiter("ct:{m:0}:chan", "long_poll", ours)
+        assert waiter.wait(1.5) is False and not waiter.gone
+    finally:
+        ours.close()
+        theirs.close()
