@@ -262,3 +262,22 @@ def test_a_waiter_whose_client_stays_is_not_taken_for_gone():
     finally:
         ours.close()
         theirs.close()
+
+
+def test_serve_raises_its_open_file_limit_to_the_hard_limit():
+    # Every waiting client is an open socket; a soft limit of 256 would cap them near that.
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    code = (
+        "import resource; from service.cli import raise_open_file_limit; raise_open_file_limit(); "
+        "print(*resource.getrlimit(resource.RLIMIT_NOFILE))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)),
+    ).stdout.split()
+    expected = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    assert [int(x) for x in out] == [expected, hard]
