@@ -1,4 +1,4 @@
-"""A small client over Flask's test client that speaks API.md, for the service tests."""
+"""A small client over Flask's test client that speaks the API of docs/api.md, for the service tests."""
 
 from __future__ import annotations
 

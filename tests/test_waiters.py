@@ -22,6 +22,7 @@ import redis
 from service.embedded import free_port, start_redis
 from service.store import HOT_CONNECTIONS, POOL_CONNECTIONS
 from service.waiters import Waiter
+from tests.serve_helpers import wait_ready
 from tests.test_serve import call
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,16 +51,7 @@ class Served:
         args = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port), *options]
         self.proc = subprocess.Popen(args, env=env, cwd=ROOT, start_new_session=True)
         self.redis = redis.Redis.from_url(redis_url)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if self.call("GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert self.proc.poll() is None, "cardtable serve exited"
-            assert time.monotonic() < deadline, "cardtable serve did not become ready"
-            time.sleep(0.2)
+        wait_ready(self.proc, f"http://127.0.0.1:{self.port}", 60)
 
     def call(self, method: str, path: str, body=None, token=None):
         return call(f"http://127.0.0.1:{self.port}", method, path, body, token)
