@@ -13,7 +13,7 @@ from flask import Flask, request, send_from_directory
 from service.config import Config
 from service.extensions import Api, error_response
 from service.matches import ApiError, MatchService
-from service.store import RateLimited, Store
+from service.store import RateLimited, Store, connect
 from workers.queue import JobQueue, make_queue
 
 log = logging.getLogger("cardtable.app")
@@ -27,7 +27,7 @@ SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standa
 
 
 def build_service(config: Config) -> MatchService:
-    client = redis.Redis.from_url(config.REDIS_URL)
+    client = connect(config.REDIS_URL)
     return MatchService(Store(client), config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
 
 
