@@ -829,7 +829,10 @@ def test_an_empty_stock_is_refilled_from_the_discard_pile_but_its_top_and_the_cl
     seat = state["turn_seat"]
     first = copy.deepcopy(state)
     events = act(state, seat, {"type": "draw"})
-    assert events[0] == {"type": "reshuffle", "count": 82}
+    reshuffle = events[0]
+    assert (reshuffle["type"], reshuffle["count"]) == ("reshuffle", 82)
+    # The new stock is committed to like a deal (docs/api.md, fair deals).
+    assert len(reshuffle["deal_commitment"]) == 64 and len(reshuffle["sealed"]["order"]) == 82
     drawn = events[1]["secret"][str(seat)]["card"]
     assert state["discard"] == [top] and state["closing_card"] == "2C"
     assert Counter([*state["stock"], drawn]) == pile and len(state["stock"]) == 81
