@@ -8,6 +8,7 @@
 | `CARDTABLE_IDLE_TTL` | `2592000` | seconds a match with no change is kept (30 days) |
 | `CARDTABLE_BOT_DELAY` | `0` | seconds a bot waits before moving, so people can follow |
 | `CARDTABLE_RATE_LIMIT` | `100` | requests a second per token (or per address without one); 0: off |
+| `CARDTABLE_MAX_BODY` | `65536` | largest request body in bytes; larger is 413 `payload_too_large` |
 | `CARDTABLE_QUEUE` | `cardtable` | name of the RQ queue for bot turns and turn clocks |
 | `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
 """
@@ -30,6 +31,7 @@ class Config:
     IDLE_TTL: int = 30 * 24 * 3600
     BOT_DELAY: float = 0.0
     RATE_LIMIT: int = 100
+    MAX_BODY: int = 64 * 1024
     QUEUE: str = "cardtable"
     LOG_LEVEL: str = "INFO"
     IDEMPOTENCY_TTL: int = 24 * 3600
