@@ -10,7 +10,7 @@ from flask_smorest import Api as BaseApi
 from flask_smorest import Blueprint as BaseBlueprint
 from webargs.core import is_json
 from webargs.flaskparser import abort
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from service import codec
 
@@ -177,6 +177,11 @@ def _json_body():
     if not is_json(request.mimetype):
         return {}
     raw = request.get_data(cache=True)  # over MAX_CONTENT_LENGTH: a 413 from Werkzeug
+    limit = request.max_content_length
+    if limit is not None and request.content_length is None and len(raw) >= limit:
+        # A chunked body (no Content-Length) is cut at the limit without a word: Werkzeug
+        # raises only on a read past it. What reached the limit is too large.
+        raise RequestEntityTooLarge()
     try:
         return codec.loads(raw) if raw else {}
     except (ValueError, RecursionError) as e:  # orjson.JSONDecodeError is a ValueError
