@@ -173,8 +173,13 @@ def _rate_limited_response(e: RateLimited) -> Response:
 def _cache_headers(resp: Response) -> Response:
     """Match answers depend on the Authorization header (each seat sees its own hand), and those
     made for a seat, or holding a new token, must never be kept by a cache."""
-    if request.path.startswith("/v1/matches"):
-        resp.vary.add("Authorization")
-        if "Authorization" in request.headers or request.method == "POST":
-            resp.headers["Cache-Control"] = "no-store"
+    environ = request.environ  # read once: each access through `request` costs a lookup
+    if environ.get("PATH_INFO", "").startswith("/v1/matches"):
+        # Set directly: Response.vary parses the header into a set and back on every call,
+        # and nothing else here sets Vary.
+        headers = resp.headers
+        vary = headers.get("Vary")
+        headers["Vary"] = f"{vary}, Authorization" if vary else "Authorization"
+        if environ.get("REQUEST_METHOD") == "POST" or "HTTP_AUTHORIZATION" in environ:
+            headers["Cache-Control"] = "no-store"
     return resp

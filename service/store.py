@@ -13,7 +13,7 @@ import threading
 import zlib
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 
@@ -85,8 +85,7 @@ class RateLimited(Exception):
         self.limit = limit
 
 
-@dataclass(frozen=True)
-class RateCheck:
+class RateCheck(NamedTuple):
     """One request's rate-limit count, deferred so it rides in the same round trip as the match
     load (see Store.defer_rate). With a bearer token it is counted on that token, once the load
     shows the token belongs to a seat of the match; otherwise (no token, a wrong one, no such
