@@ -9,6 +9,7 @@ import time
 
 import redis
 from flask import Flask, Response, jsonify, request, send_from_directory
+from flask.json.provider import DefaultJSONProvider
 
 from service.config import Config
 from service.extensions import Api, error_response
@@ -64,8 +65,10 @@ def create_app(config: Config | None = None) -> Flask:
         },
         JSON_SORT_KEYS=False,
     )
-    app.json.sort_keys = False
-    app.json.ensure_ascii = False
+    json_provider = app.json
+    assert isinstance(json_provider, DefaultJSONProvider)
+    json_provider.sort_keys = False
+    json_provider.ensure_ascii = False
     svc = build_service(config)
     app.extensions["cardtable"] = svc
     api = Api(app)

@@ -323,6 +323,7 @@ class MatchService:
     ) -> dict[str, Any]:
         loaded = self.load(match_id)
         seat = self.authenticate(loaded.record, token)
+        assert seat is not None  # a token is required here: authenticate raised otherwise
         idem_key = None
         if idempotency_key is not None:
             idem_key = self.store.idempotency_key(

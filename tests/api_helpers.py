@@ -12,6 +12,23 @@ def auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
+def wait_until_ready(base: str, proc, timeout: float = 60) -> None:
+    """Poll `cardtable serve`'s /readyz until it answers 200; fail if the process exits."""
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/readyz", timeout=5) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        assert proc.poll() is None, "cardtable serve exited"
+        assert time.monotonic() < deadline, "cardtable serve did not become ready"
+        time.sleep(0.2)
+
+
 def playable(view: dict) -> list[dict]:
     """The view's legal actions a player picking at random should choose from: all but resign,
     which the view lists for every seat still playing."""

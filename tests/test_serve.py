@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 
 from service.embedded import free_port
-from tests.api_helpers import playable
+from tests.api_helpers import playable, wait_until_ready
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,16 +58,7 @@ def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if call(base, "GET", "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert proc.poll() is None, "cardtable serve exited"
-            assert time.monotonic() < deadline, "cardtable serve did not become ready"
-            time.sleep(0.2)
+        wait_until_ready(base, proc)
         seats = [{"kind": "human", "name": "Ana"}] + [{"kind": "bot", "level": "easy"}] * 3
         status, created = call(base, "POST", "/v1/matches", {"game": "spades", "seats": seats, "seed": 4})
         assert status == 201

@@ -9,11 +9,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
 from service.embedded import free_port
+from tests.api_helpers import wait_until_ready
 from tests.conftest import worker_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,15 +39,7 @@ def server(redis_url):
         cwd=ROOT,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if request(port, "GET", "/readyz")[0] == 200:
-                break
-        except OSError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, "cardtable serve did not start"
-        time.sleep(0.2)
+    wait_until_ready(f"http://127.0.0.1:{port}", proc)
     yield port
     os.killpg(proc.pid, signal.SIGINT)
     proc.wait(20)

@@ -29,9 +29,9 @@ from service.resources.matches.schemas import (
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
 
-AUTH = [{"bearer": []}]
+AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
 STREAM_SECONDS = 300
-OPTIONAL_AUTH = [{}, {"bearer": []}]
+OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 
 def service() -> MatchService:
