@@ -1,4 +1,4 @@
-"""The engine interface shared by all four games (STYLE.md §2).
+"""The engine interface shared by all four games (docs/architecture.md, "Engines").
 
 A match state is a plain JSON-serialisable dict owned by the engine. The
 service never reads inside it except through the methods below; `view()` is
@@ -168,7 +168,7 @@ class Game:
         raise MatchNotActive(f"{self.name} has no turn clock")
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """What `seat` (None: a spectator) may see: the game part of API.md's view."""
+        """What `seat` (None: a spectator) may see: the game part of the view (docs/api.md, "Views")."""
         raise NotImplementedError
 
     def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:

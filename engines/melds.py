@@ -5,7 +5,7 @@ a `MeldRules`; `interpretations` lists every reading of some cards as one meld, 
 preferred one, and `best_split` finds the split of a hand into disjoint melds that leaves the fewest
 points unmatched.
 
-Decisions (also in docs/rules.md, "Shared meld rules"):
+Decisions (also in docs/rules/cards.md, "How the engine reads melds"):
 - A joker ("JK") is always wild; with `wild_rank` set, cards of that rank are wild too, and such a
   card may also stand for itself as a plain card. A wild card standing for itself counts as natural.
 - Wild cards are interchangeable: readings that differ only in which wild card takes which place are
@@ -39,7 +39,7 @@ _OPEN = "?"
 
 @dataclass(frozen=True)
 class MeldRules:
-    """What counts as a meld in one game (see RULES.md, each game's meld section)."""
+    """What counts as a meld in one game (docs/rules/cards.md, and each game's page in docs/rules/)."""
 
     ace_low: bool = True  # A-2-3 allowed
     ace_high: bool = False  # Q-K-A allowed (never both in one run; never wraps K-A-2)

@@ -86,6 +86,8 @@ def play_match(
             game.start_next_round(state)
             continue
         seat = game.to_move(state)
+        if seat is None:  # an active match always has a seat to move; None would be an engine bug
+            raise RuntimeError(f"match with seed {seed} is active with no seat to move")
         view = game.view(state, seat)
         start = time.perf_counter()
         action = game.bot_action(view, levels_by_seat[seat], rng)

@@ -27,18 +27,105 @@ def _default_data_dir() -> str:
     return os.path.join(base, "cardtable")
 
 
+class _Child:
+    """A process `serve` runs; with `restart`, started again when it dies instead of stopping all."""
+
+    def __init__(self, name: str, start, restart: bool, proc: subprocess.Popen | None = None):
+        self.name, self.start, self.restart = name, start, restart
+        self.proc = proc
+        self.started = time.monotonic()
+        self.backoff = 1.0
+        self.retry_at: float | None = None
+
+    def launch(self) -> None:
+        self.proc, self.started, self.retry_at = self.start(), time.monotonic(), None
+
+    def check(self) -> bool:
+        """False when the child died and `serve` must stop; restarts it (with backoff) otherwise."""
+        now = time.monotonic()
+        if self.retry_at is not None:
+            if now >= self.retry_at:
+                try:
+                    self.launch()
+                    log.warning("%s restarted", self.name)
+                except Exception as e:  # e.g. Redis could not start: try again later
+                    self._schedule(now, f"failed to start ({e})")
+            return True
+        if self.proc is None or self.proc.poll() is None:
+            return True
+        if not self.restart:
+            log.error("%s exited with %s; stopping", self.name, self.proc.returncode)
+            return False
+        if now - self.started > 60:
+            self.backoff = 1.0  # it ran a good while: a new failure, not a crash loop
+        self._schedule(now, f"exited with {self.proc.returncode}")
+        return True
+
+    def _schedule(self, now: float, why: str) -> None:
+        log.error("%s %s; restarting it in %.0f s", self.name, why, self.backoff)
+        self.retry_at = now + self.backoff
+        self.backoff = min(self.backoff * 2, 30.0)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
+    """Redis (same data directory, append-only file, same port) and one worker, both restarted
+    by `serve` when they die; a worker also waits out Redis being away."""
+    from service.embedded import start_redis
+
+    redis_dir = os.path.join(data_dir, "redis")
+    first, url = start_redis(redis_dir)
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    env["REDIS_URL"] = url
+    log.info("embedded Redis at %s (data in %s)", url, data_dir)
+
+    def redis_proc() -> subprocess.Popen:
+        return start_redis(redis_dir, port=port)[0]
+
+    def worker_proc() -> subprocess.Popen:
+        # Embedded mode runs its own worker; with REDIS_URL, run `cardtable worker` separately.
+        return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+
+    return [_Child("embedded Redis", redis_proc, True, first), _Child("worker", worker_proc, True)]
+
+
+def _supervise(children: list[_Child]) -> int:
+    """Start the children not yet running, then watch them until Ctrl-C/SIGTERM (0) or a child
+    that is not restarted dies (1)."""
+    for child in children:
+        if child.proc is None:
+            child.launch()
+    stopping = False
+
+    def stop(*_):
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    code = 0
+    while not stopping:
+        if not all(child.check() for child in children):
+            stopping, code = True, 1
+        time.sleep(0.2)
+    # Stop the web and worker processes before Redis so they can finish their writes.
+    for child in reversed(children):
+        child.stop()
+    return code
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     env = dict(os.environ)
-    procs: list[subprocess.Popen] = []
+    children: list[_Child] = []
     if not env.get("REDIS_URL"):
-        from service.embedded import start_redis
-
-        redis_proc, url = start_redis(os.path.join(args.data_dir, "redis"))
-        procs.append(redis_proc)
-        env["REDIS_URL"] = url
-        log.info("embedded Redis at %s (data in %s)", url, args.data_dir)
-        # Embedded mode runs its own worker; with REDIS_URL, run `cardtable worker` separately.
-        procs.append(subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env))
+        children = _embedded(args.data_dir, env)
     gunicorn = [
         sys.executable, "-m", "gunicorn", "service.wsgi:app",
         "--bind", f"{args.host}:{args.port}",
@@ -57,53 +144,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.access_log:
         # Only when asked: even into /dev/null gunicorn formats a line per request.
         gunicorn += ["--access-logfile", "-"]
-    procs.append(subprocess.Popen(gunicorn, env=env))
+    # gunicorn's master restarts its own workers; if the master itself dies, serve stops.
+    children.append(_Child("gunicorn", lambda: subprocess.Popen(gunicorn, env=env), False))
     print(f"cardtable serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
-
-    stopping = False
-
-    def stop(*_):
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    code = 0
-    while not stopping:
-        for p in procs:
-            if p.poll() is not None:
-                log.error(
-                    "%s exited with %s; stopping",
-                    p.args[0] if isinstance(p.args, list) else p.args,
-                    p.returncode,
-                )
-                stopping, code = True, 1
-        time.sleep(0.2)
-    # Stop the web and worker processes before Redis so they can finish their writes.
-    for p in reversed(procs):
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-    return code
+    return _supervise(children)
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    import redis
-    from rq.worker import SimpleWorker
+    from workers.worker import run
 
-    from workers.queue import make_queue
-
-    config = Config.from_env()
-    client = redis.Redis.from_url(config.REDIS_URL)
-    queue = make_queue(client, args.queue or config.QUEUE)
-    # SimpleWorker runs jobs in-process: a bot turn is milliseconds of Python, and forking a
-    # work horse per job would cost more than the job itself.
-    worker = SimpleWorker([queue], connection=client, serializer=queue.serializer)
-    worker.work(burst=args.burst, with_scheduler=not args.no_scheduler, logging_level=args.log_level)
-    return 0
+    return run(args.queue, args.burst, not args.no_scheduler, args.log_level)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
@@ -195,7 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--queue", default=None, help="queue name (default CARDTABLE_QUEUE)")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     worker.add_argument(
-        "--no-scheduler", action="store_true", help="do not run RQ's scheduler in this worker"
+        "--no-scheduler",
+        action="store_true",
+        help="never run RQ's scheduler and the sweeper in this worker (one worker runs them at a time)",
     )
     worker.add_argument("--log-level", default="INFO")
     worker.set_defaults(func=cmd_worker)

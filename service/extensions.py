@@ -1,4 +1,4 @@
-"""Api, Blueprint and Schema subclassed once, with the one error shape of API.md."""
+"""Api, Blueprint and Schema subclassed once, with the one error shape of docs/api.md."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from service import codec
 
-# API.md's machine id for each status that has no more specific one.
+# The machine id (docs/api.md) for each status that has no more specific one.
 ERROR_IDS = {
     400: "bad_request",
     401: "invalid_token",

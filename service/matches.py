@@ -13,6 +13,7 @@ import logging
 import random
 import secrets
 import time
+import traceback
 from typing import Any
 
 import redis
@@ -34,9 +35,12 @@ _RESIGNED_LEVEL = "medium"
 
 RESIGN = {"type": "resign"}
 
+# Buckets (seconds) of the bot-turn latency histogram in /metrics.
+BOT_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
 
 class ApiError(Exception):
-    """An HTTP error with API.md's machine id."""
+    """An HTTP error with its machine id (docs/api.md)."""
 
     def __init__(self, status: int, error: str, message: str, errors: dict | None = None):
         super().__init__(message)
@@ -262,9 +266,13 @@ class MatchService:
             events += self._start(record)
         self._seq(events, 0)
         new_clock = self._update_clock(record)
-        if not self.store.commit(match_id, None, record, events, 0, self._ttl(record)):
+        record["at"] = round(time.time(), 3)
+        job = pending_job(record)
+        if not self.store.commit(
+            match_id, None, record, events, 0, self._ttl(record), due=self._due(record, job)
+        ):
             raise ApiError(409, "conflict", "match id collision, try again")
-        self._after_commit(match_id, record, 0, new_clock)
+        self._after_commit(match_id, record, 0, new_clock, job)
         return {
             "id": match_id,
             "seats": [
@@ -461,17 +469,33 @@ class MatchService:
             return "human"
         view = game.view(record["state"], seat)
         rng = random.Random(f"bot:{match_id}:{version}")
-        action = game.bot_action(view, level, rng)
+        since = record.get("at")
         try:
-            events = game.apply(record["state"], seat, action)
-        except EngineError:
-            # A bot bug must not stall the match: log it (without the cards) and play the
-            # random-legal level instead. A refused action leaves the state untouched.
-            log.exception("%s bot at level %s chose an illegal action in match %s", game.id, level, match_id)
-            events = game.apply(record["state"], seat, game.bot_action(view, "random", rng))
+            events = game.apply(record["state"], seat, game.bot_action(view, level, rng))
+        except Exception as exc:
+            # A bot bug must not stall the match: log it, count it and play a random legal
+            # action instead. The log has the bot's stack but not the error's text, which may
+            # name its cards.
+            log.error(
+                "%s bot at level %s raised %s in match %s at version %d; it plays a random legal "
+                "action instead\n%s",
+                game.id, level, type(exc).__name__, match_id, version,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )  # fmt: skip
+            self.store.count("bot_fallbacks")
+            # A refused action leaves the state untouched; anything else may have changed it.
+            loaded = self.store.load(match_id)
+            if loaded is None or loaded.version != version:
+                return "stale"
+            record = loaded.record
+            events = game.apply(record["state"], seat, rng.choice(view["legal_actions"]))
         for e in events:
             e.setdefault("bot", True)
-        return "moved" if self._commit(match_id, loaded, record, events) else "stale"
+        if not self._commit(match_id, loaded, record, events):
+            return "stale"
+        if since is not None:
+            self.store.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
+        return "moved"
 
     def _bot_level(self, record: dict[str, Any], seat: int | None) -> str | None:
         if seat is None:
@@ -497,11 +521,20 @@ class MatchService:
     def _commit(self, match_id, loaded: Loaded, record, events, idem=None) -> bool:
         self._seq(events, loaded.events)
         new_clock = self._update_clock(record)
+        record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        job = pending_job(record)
         ok = self.store.commit(
-            match_id, loaded.version, record, events, loaded.events, self._ttl(record), idem
+            match_id,
+            loaded.version,
+            record,
+            events,
+            loaded.events,
+            self._ttl(record),
+            idem,
+            self._due(record, job),
         )
         if ok:
-            self._after_commit(match_id, record, loaded.version + 1, new_clock)
+            self._after_commit(match_id, record, loaded.version + 1, new_clock, job)
             if match_status(record) in ("finished", "aborted"):
                 self.store.archive(match_id, loaded.version + 1)
         return ok
@@ -554,7 +587,7 @@ class MatchService:
         return "stale"
 
     def _after_commit(
-        self, match_id: str, record: dict[str, Any], version: int, new_clock: bool = False
+        self, match_id: str, record: dict[str, Any], version: int, new_clock: bool, job: str | None
     ) -> None:
         """Hand the next bot turn or turn clock to the workers; no bot ever moves inside a request."""
         if self.queue is None or record["state"] is None:
@@ -562,14 +595,36 @@ class MatchService:
         if new_clock:
             clock = record["clock"]
             self.queue.enqueue_clock(match_id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
-        status = match_status(record)
-        needs_bot = False
-        if status == "active":
-            needs_bot = self._bot_level(record, game_of(record).to_move(record["state"])) is not None
-        elif status == "round_over":
-            needs_bot = host_seat(record) is None
-        if needs_bot:
+        if job == "bot":
             self.queue.enqueue_bot(match_id, version)
+
+    def _due(self, record: dict[str, Any], job: str | None) -> float | None:
+        """When the sweeper should look at the match if no worker has moved it by then."""
+        if job == "bot":
+            return time.time() + self.config.BOT_DELAY + self.config.SWEEP_GRACE
+        if job == "clock":
+            return record["clock"]["deadline"] + self.config.SWEEP_GRACE
+        return None
+
+
+def pending_job(record: dict[str, Any]) -> str | None:
+    """What the match waits for from a worker: "bot" (a bot's or resigned seat's decision, or
+    the next round of a match without humans), "clock" (a human's turn on the clock), or None."""
+    if record["state"] is None:
+        return None
+    status = match_status(record)
+    if status == "round_over":
+        return "bot" if host_seat(record) is None else None
+    if status != "active":
+        return None
+    seat = game_of(record).to_move(record["state"])
+    if seat is None:
+        return None
+    entry = record["seats"][seat]
+    if entry["kind"] == "bot" or seat in game_of(record).resigned_seats(record["state"]):
+        return "bot"
+    clock = record.get("clock")
+    return "clock" if clock and clock["seat"] == seat else None
 
 
 def _may_resign(record: dict[str, Any], status: str, seat: int) -> bool:

@@ -73,8 +73,23 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+# KEYS[1] the due index. ARGV[1] match id, ARGV[2] the score the sweeper read, ARGV[3] the
+# new score ('' removes the entry). Changes nothing if a commit moved the score meanwhile.
+_RESCHEDULE = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+
 IN_PROGRESS = "in-progress"
 METRICS_KEY = "ct:metrics"
+# Matches that may need a worker (a bot's turn, a turn clock), scored by when the sweeper
+# should look at them (docs/architecture.md, "No match stalls"). One key for all matches, so
+# outside the `{m:<id>}` hash tags: under Redis Cluster it lives in a slot of its own and is
+# written beside the commit, never inside its script.
+DUE_KEY = "ct:due"
 
 
 class RateLimited(Exception):
@@ -142,6 +157,7 @@ class Store:
         self._claim = client.register_script(_CLAIM)
         self._archive = client.register_script(_ARCHIVE)
         self._release = client.register_script(_RELEASE)
+        self._reschedule = client.register_script(_RESCHEDULE)
         self._local = threading.local()
 
     # --- the hot path: one connection per thread ----------------------------
@@ -202,8 +218,14 @@ class Store:
         events_before: int,
         ttl: int,
         idempotency: tuple[str, str, int] | None = None,
+        due: float | None = None,
     ) -> bool:
-        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile."""
+        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile.
+
+        With `due`, the match enters the due index first, in the same round trip: a process
+        that dies after the commit, before it enqueues the job, still leaves the entry the
+        sweeper finds. An entry left by a commit that lost its race costs one look.
+        """
         new_version = 0 if expected is None else expected + 1
         idem_key, idem_value, idem_ttl = idempotency or (_key(match_id, "idem:-"), "", 0)
         args = [
@@ -219,8 +241,9 @@ class Store:
             *(codec.dumps(e) for e in events),
         ]
         keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
+        pre = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
         try:
-            return self._run_commit(keys, args)
+            return self._run_commit(keys, args, pre)
         except (redis.ConnectionError, redis.TimeoutError):
             # The connection dropped before the answer came: the write may or may not have
             # happened. Its id, stored with it, tells which (asked on a new connection, which
@@ -232,12 +255,14 @@ class Store:
                 # Not written, and nobody else wrote: send it once more (the version check in
                 # the script still guards it). Callers never see the lost attempt: a bot's
                 # job or a clock's would otherwise end as stale and leave the match waiting.
-                return self._run_commit(keys, args)
+                return self._run_commit(keys, args, pre)
             raise  # another writer since: whether ours came first is unknowable
 
-    def _run_commit(self, keys: list[str], args: list[Any]) -> bool:
+    def _run_commit(self, keys: list[str], args: list[Any], pre: list[tuple] | None = None) -> bool:
         try:
-            (written,) = self._roundtrip([("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False)
+            *_, written = self._roundtrip(
+                [*(pre or []), ("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False
+            )
         except redis.exceptions.NoScriptError:
             # Redis restarted or its script cache was flushed: EVAL loads the script again.
             (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
@@ -311,8 +336,40 @@ class Store:
     def forget_rate(self) -> None:
         _pending_rate.set(None)
 
-    def metrics(self) -> dict[str, int]:
-        return {k.decode(): int(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
+    def metrics(self) -> dict[str, float]:
+        return {k.decode(): float(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
+
+    def count(self, name: str, by: int = 1) -> None:
+        """Add to a counter every process shares (shown by /metrics)."""
+        self.redis.hincrby(METRICS_KEY, name, by)
+
+    def observe(self, name: str, value: float, buckets: tuple[float, ...]) -> None:
+        """One observation of a histogram: its bucket (not cumulative), sum and count."""
+        bucket = next((f"{b:g}" for b in buckets if value <= b), "+Inf")
+        with self.redis.pipeline(transaction=False) as p:
+            p.hincrby(METRICS_KEY, f"{name}_bucket:{bucket}", 1)
+            p.hincrbyfloat(METRICS_KEY, f"{name}_sum", value)
+            p.hincrby(METRICS_KEY, f"{name}_count", 1)
+            p.execute()
+
+    # --- the due index (see DUE_KEY) ------------------------------------------
+    def due_matches(self, now: float, limit: int) -> list[tuple[str, float]]:
+        """Up to `limit` matches whose time to be looked at has come, earliest first."""
+        rows: list[Any] = self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit, withscores=True)
+        return [(m.decode() if isinstance(m, bytes) else str(m), float(score)) for m, score in rows]
+
+    def reschedule(self, match_id: str, seen: float, score: float | None) -> bool:
+        """Move (or, with None, drop) an entry the sweeper looked at, unless a commit moved it."""
+        new = "" if score is None else f"{score:.3f}"
+        return bool(self._reschedule(keys=[DUE_KEY], args=[match_id, repr(seen), new]))
+
+    def due_counts(self, now: float) -> tuple[int, int]:
+        """Entries in the due index, and those whose time has come."""
+        with self.redis.pipeline(transaction=False) as p:
+            p.zcard(DUE_KEY)
+            p.zcount(DUE_KEY, "-inf", now)
+            total, overdue = p.execute()
+        return int(total), int(overdue)
 
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis spends on a match's state and events (for benchmarks)."""

@@ -1,4 +1,4 @@
-"""A small client over Flask's test client that speaks API.md, for the service tests."""
+"""A small client over Flask's test client that speaks the API of docs/api.md, for the service tests."""
 
 from __future__ import annotations
 
@@ -10,23 +10,6 @@ CARD_RE = re.compile(r"\b(?:[A2-9TJQK][SHDC]|JK)\b")
 
 def auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
-
-
-def wait_until_ready(base: str, proc, timeout: float = 60) -> None:
-    """Poll `cardtable serve`'s /readyz until it answers 200; fail if the process exits."""
-    import urllib.request
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/readyz", timeout=5) as resp:
-                if resp.status == 200:
-                    return
-        except OSError:
-            pass
-        assert proc.poll() is None, "cardtable serve exited"
-        assert time.monotonic() < deadline, "cardtable serve did not become ready"
-        time.sleep(0.2)
 
 
 def playable(view: dict) -> list[dict]:

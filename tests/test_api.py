@@ -1,4 +1,4 @@
-"""The HTTP contract of API.md, exercised with Spades against a real Redis and real RQ workers."""
+"""The HTTP contract of docs/api.md, exercised with Spades against a real Redis and real RQ workers."""
 
 from __future__ import annotations
 
@@ -502,7 +502,7 @@ def test_one_human_plays_a_hand_against_three_bots(api, worker):
 
 
 def test_a_scripted_client_plays_a_whole_match_against_three_bots(api, worker):
-    """API.md only: create, read the view, act when it is our turn, start each next hand, to 500."""
+    """docs/api.md only: create, read the view, act when it is our turn, start each next hand, to 500."""
     seats = [HUMANS4[0]] + [{"kind": "bot", "level": level} for level in ("hard", "medium", "hard")]
     created = api.create("spades", seats, seed=500)
     match_id, token = created["id"], created["seats"][0]["token"]

@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 
-from service.embedded import free_port
-from tests.api_helpers import playable, wait_until_ready
+from tests.api_helpers import playable
+from tests.serve_helpers import ROOT, cardtable_serve
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+__all__ = ["ROOT", "call"]  # other service tests start from these
 
 
 def call(base, method, path, body=None, token=None):
@@ -47,18 +45,7 @@ def _call_once(base, method, path, body=None, token=None):
 
 
 def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env["PYTHONPATH"] = ROOT
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(tmp_path)],
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_ready(base, proc)
+    with cardtable_serve(str(tmp_path)) as (proc, base):
         seats = [{"kind": "human", "name": "Ana"}] + [{"kind": "bot", "level": "easy"}] * 3
         status, created = call(base, "POST", "/v1/matches", {"game": "spades", "seats": seats, "seed": 4})
         assert status == 201
@@ -82,14 +69,7 @@ def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
                 seq = events["events"][-1]["seq"] if events["events"] else seq
         assert view["status"] == "round_over"
         assert sum(p["tricks"] for p in view["players"]) == 13
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(30)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-    assert code == 0
+    assert proc.returncode == 0
     # The embedded Redis kept an append-only file, and no child outlived Ctrl-C.
     assert any("appendonly" in name for name in os.listdir(tmp_path / "redis"))
     alive = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()

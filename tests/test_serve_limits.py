@@ -13,10 +13,8 @@ import sys
 import pytest
 
 from service.embedded import free_port
-from tests.api_helpers import wait_until_ready
 from tests.conftest import worker_env
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.serve_helpers import ROOT, wait_ready
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +37,7 @@ def server(redis_url):
         cwd=ROOT,
         start_new_session=True,
     )
-    wait_until_ready(f"http://127.0.0.1:{port}", proc)
+    wait_ready(proc, f"http://127.0.0.1:{port}", 60)
     yield port
     os.killpg(proc.pid, signal.SIGINT)
     proc.wait(20)

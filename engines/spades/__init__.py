@@ -1,4 +1,4 @@
-"""Partnership Spades (RULES.md §4): the engine object `GAME` and its building blocks."""
+"""Partnership Spades (docs/rules/spades.md): the engine object `GAME` and its building blocks."""
 
 from engines.spades.game import GAME, SpadesGame, legal_cards, trick_winner
 from engines.spades.scoring import score_hand, score_team

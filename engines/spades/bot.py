@@ -1,4 +1,4 @@
-"""Spades bots at every level, deciding from one seat's view only (RULES.md "Bots").
+"""Spades bots at every level, deciding from one seat's view only (docs/bots.md).
 
 - `random`: a uniformly random legal action, the bottom of the ladder.
 - `easy`, `medium`, `hard`: the heuristic policy of `bot_policy` (bids by counting likely

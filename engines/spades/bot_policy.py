@@ -78,7 +78,7 @@ def trick_best(trick: Trick) -> tuple[int, int, int]:
 
 
 def legal_masks(hand: Hand, trick: Trick, broken: bool) -> Hand:
-    """The playable part of `hand`, suit by suit (RULES.md §4, "Play")."""
+    """The playable part of `hand`, suit by suit (docs/rules/spades.md, "Play")."""
     if trick:
         led = trick[0][1] // 13
         if hand[led]:

@@ -1,6 +1,6 @@
-"""The rules of partnership Spades (RULES.md §4): deal, bidding, tricks, scoring, match end.
+"""The rules of partnership Spades (docs/rules/spades.md): deal, bidding, tricks, scoring, match end.
 
-Decisions where RULES.md is silent (also listed in docs/rules.md):
+Decisions the rules leave open (each also written in place in docs/rules/spades.md):
 
 - A null `first_dealer` draws the first dealer from the seed before the first shuffle.
 - Each seat may bid 0-13 whatever its partner bid; a partnership's combined bid may exceed 13.

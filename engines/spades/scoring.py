@@ -1,4 +1,4 @@
-"""Scoring one Spades hand for both partnerships (RULES.md §4, "Scoring a hand")."""
+"""Scoring one Spades hand for both partnerships (docs/rules/spades.md, "Scoring a hand")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The rules of Three Thirteen (RULES.md §2): deal, draw and discard, going out, scoring, variations.
+"""Three Thirteen (docs/rules/three-thirteen.md): deal, draw and discard, going out, scoring, variations.
 
-Decisions where RULES.md is silent (also listed in docs/rules.md):
+Decisions the rules leave open (each also written in place in docs/rules/three-thirteen.md):
 
 - `jokers_wild` adds 4 jokers (two decks with two jokers each): 108 cards.
 - Contradictory options are refused: `joker_dump` needs `jokers_wild`; `extra_rounds` and

@@ -1,4 +1,4 @@
-"""Three Thirteen's fixed tables: round schedule, wild ranks, card points and meld rules (RULES.md §2)."""
+"""Three Thirteen's fixed tables: rounds, wild ranks, card points, melds (docs/rules/three-thirteen.md)."""
 
 from __future__ import annotations
 

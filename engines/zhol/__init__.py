@@ -1,4 +1,4 @@
-"""Zhol, Albanian rummy (RULES.md §3): the engine object `GAME` and its building blocks."""
+"""Zhol, Albanian rummy (docs/rules/zhol.md): the engine object `GAME` and its building blocks."""
 
 from engines.zhol.game import GAME, RULES, VARIANTS, ZholGame, choose_discard
 

@@ -1,4 +1,4 @@
-"""Zhol bots at every level, deciding a draw or a discard from one seat's view only (RULES.md "Bots").
+"""Zhol bots at every level, deciding a draw or a discard from one seat's view only (docs/bots.md).
 
 - `random`: a uniformly random legal action, the bottom of the ladder.
 - `easy`, `medium`, `hard`: `heuristic_action`. A draw takes the open card when it wins or lowers

@@ -287,10 +287,10 @@ def improving(hand: tuple[int, ...], size: int, cards: list[int], current: int |
     vecs = [_component_costs(p, size, slack) for p in parts]
     masks = [(p | (p >> 1)) & _EVEN for p in parts]
     k = len(parts)
-    prefix = [(0,)]
+    prefix: list[tuple[int, ...]] = [(0,)]
     for v in vecs:
         prefix.append(_merge(prefix[-1], v, size))
-    suffix = [(0,)]
+    suffix: list[tuple[int, ...]] = [(0,)]
     for v in reversed(vecs):
         suffix.append(_merge(suffix[-1], v, size))
     suffix.reverse()

@@ -1,6 +1,6 @@
-"""The rules of Zhol, Albanian rummy (RULES.md §3): deal, draw and discard, Zhol detection, crowns.
+"""The rules of Zhol, Albanian rummy (docs/rules/zhol.md): deal, draw and discard, Zhol detection, crowns.
 
-Decisions where RULES.md is silent (also listed in docs/rules.md):
+Decisions the rules leave open (each also written in place in docs/rules/zhol.md):
 
 - The stock is kept top card first (`state["stock"][0]` is drawn next); the discard pile bottom
   first (its last card is the top). A stacked deck is dealt one card at a time starting with the

@@ -1,4 +1,4 @@
-"""Žolíky, the Czech two-player rummy of RULES.md §1."""
+"""Žolíky, the Czech two-player rummy of docs/rules/zoliky.md."""
 
 from engines.zoliky.game import GAME, ZolikyGame
 

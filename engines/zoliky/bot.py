@@ -1,4 +1,4 @@
-"""Žolíky bots at every level, deciding from one seat's view only (RULES.md "Bots").
+"""Žolíky bots at every level, deciding from one seat's view only (docs/bots.md).
 
 - `random`: a uniformly random complete legal action: any discard or a stock draw, plus the
   meld, lay-off, swap or take the novice policy (`choose` below) finds, as one more option.

@@ -1,6 +1,6 @@
-"""Žolíky (RULES.md §1): two players, 108 cards, a 42-point first meld with a pure run.
+"""Žolíky (docs/rules/zoliky.md): two players, 108 cards, a 42-point first meld with a pure run.
 
-Decisions where RULES.md is silent (also in docs/rules.md, "Žolíky"):
+Decisions the rules leave open (each also written in place in docs/rules/zoliky.md):
 
 - Cut: cards are revealed from the bottom of the shuffled stock (last card first) until
   three are revealed and a normal card has shown; so exactly three, or more only when all

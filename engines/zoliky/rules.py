@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from engines.cards import JOKER, RANK_VALUE, STANDARD_52, rank, suit
 from engines.melds import Meld, MeldRules, classify, interpretations
 
-# RULES.md §1 "Melds": aces low or high (never wrapping), sets of 3–4 distinct suits,
+# docs/rules/zoliky.md "Melds": aces low or high (never wrapping), sets of 3–4 distinct suits,
 # a joker never at either end of a run.
 RULES = MeldRules(ace_low=True, ace_high=True, max_set=4, set_distinct_suits=True, wild_at_run_ends=False)
 # The same rules with jokers allowed at run ends, only to explain a refusal in words.

@@ -1,4 +1,4 @@
-"""Tests of engines.melds: meld readings against RULES.md and best_split against brute force."""
+"""Tests of engines.melds: meld readings against docs/rules/ and best_split against brute force."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def is_meld(text: str, rules: MeldRules) -> bool:
 
 
 # --------------------------------------------------------------------------------------------------
-# RULES.md examples
+# examples of docs/rules/
 # --------------------------------------------------------------------------------------------------
 
 
@@ -99,7 +99,7 @@ def test_zoliky_joker_only_inside_a_run():
     assert not is_meld("7H 8H JK", ZOLIKY)
     assert not is_meld("JK 8H 9H", ZOLIKY)
     assert is_meld("7H 8H JK TH", ZOLIKY)
-    # 44 points example from RULES.md: a valid run with a joker standing for 9H
+    # 44 points example from docs/rules/zoliky.md: a valid run with a joker standing for 9H
     assert classify(codes("7H 8H JK TH JH"), ZOLIKY).stands_for == ("7H", "8H", "9H", "TH", "JH")
 
 
@@ -251,7 +251,7 @@ def test_best_split_all_wild_meld_when_allowed():
 
 
 def natural_meld(stands: list[str], rules: MeldRules) -> str | None:
-    """The kind of meld these concrete cards form with no wilds at all, by the RULES.md text."""
+    """The kind of meld these concrete cards form with no wilds at all, by the text of docs/rules/cards.md."""
     if len(stands) >= rules.min_set and (rules.max_set is None or len(stands) <= rules.max_set):
         if len({c[0] for c in stands}) == 1:
             if not rules.set_distinct_suits or len({c[1] for c in stands}) == len(stands):

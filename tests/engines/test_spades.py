@@ -1,4 +1,4 @@
-"""Spades engine: random-playout invariants and one test per rule of RULES.md §4."""
+"""Spades engine: random-playout invariants and one test per rule of docs/rules/spades.md."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ MIXED = [
 
 
 def reference_points(bids: list[int], tricks: list[int], team: int, bags_before: int) -> tuple[int, int]:
-    """RULES.md §4 scoring written out independently: (hand points, bags carried)."""
+    """docs/rules/spades.md scoring written out independently: (hand points, bags carried)."""
     points = bags = 0
     contract = sum(bids[s] for s in (team, team + 2) if bids[s] > 0)
     taken = sum(tricks[s] for s in (team, team + 2) if bids[s] > 0)

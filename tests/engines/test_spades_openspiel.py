@@ -5,7 +5,7 @@ suit * 13 + rank with suits C D H S and rank 0 = '2' ... 12 = 'A'. Player 0
 bids first and leads, so our match uses first_dealer = 3 and a stacked deck
 that gives our seat k mod 4 the k-th dealt card. Both engines then make the
 same random moves, and we compare whose turn it is, the legal plays and every
-trick winner. Known deviations of OpenSpiel from RULES.md, where we do not
+trick winner. Known deviations of OpenSpiel from docs/rules/spades.md, where we do not
 compare: it never lets a player lead a spade while holding another suit, even
 after spades are broken (its `is_spades_broken_` is never set), it caps a
 partnership's combined bid at 13, and its scoring differs (a failed Nil's

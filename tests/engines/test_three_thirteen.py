@@ -1,4 +1,4 @@
-"""Three Thirteen engine: one test per rule and option of RULES.md §2, and random-playout invariants."""
+"""Three Thirteen engine: a test per rule and option of docs/rules/three-thirteen.md, and random playouts."""
 
 from __future__ import annotations
 

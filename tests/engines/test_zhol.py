@@ -1,4 +1,4 @@
-"""Zhol engine: random-playout invariants and one test per rule of RULES.md §3."""
+"""Zhol engine: random-playout invariants and one test per rule of docs/rules/zhol.md."""
 
 from __future__ import annotations
 

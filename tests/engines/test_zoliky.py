@@ -1,4 +1,4 @@
-"""Žolíky engine: one test per rule of RULES.md §1 on stacked decks, and random-playout invariants."""
+"""Žolíky engine: one test per rule of docs/rules/zoliky.md on stacked decks, and random playouts."""
 
 from __future__ import annotations
 

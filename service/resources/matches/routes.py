@@ -1,4 +1,4 @@
-"""Match endpoints of API.md: create, join, view, actions, rounds, leave, events, stream, history."""
+"""Match endpoints of docs/api.md: create, join, view, actions, rounds, leave, events, stream, history."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ class Actions(MethodView):
     @_errors(401, 404, 409, 412, 413, 422)
     @blp.doc(security=AUTH)
     def post(self, headers, action, match_id):
-        """Play an action (API.md's table); answers with your new view"""
+        """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view"""
         view = service().act(
             match_id,
             bearer_token(),

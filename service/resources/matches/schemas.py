@@ -208,7 +208,7 @@ class ViewSchema(Schema):
 
 
 class ActionSchema(Schema):
-    """One action; which fields apply depends on the game and `type` (API.md's table)."""
+    """One action; which fields apply depends on the game and `type` (docs/rules/<game>.md, "Actions")."""
 
     class Meta:
         unknown = ma.INCLUDE
