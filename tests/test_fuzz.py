@@ -81,4 +81,5 @@ def test_random_action_bodies_never_crash(client, game_id):
 def test_random_match_bodies_never_crash(client, body):
     resp = client.post("/v1/matches", json=body)
     assert resp.status_code < 500, (body, resp.get_data(as_text=True))
-    assert resp.status_code in (201, 403, 422), resp.get_json()
+    # 400: JSON that cannot be read back (a lone surrogate escaped in a string).
+    assert resp.status_code in (201, 400, 403, 422), resp.get_json()
