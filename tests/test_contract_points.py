@@ -41,7 +41,7 @@ def setup_api(redis_url):
 
 def burst(send, n=4 * LIMIT):
     """n requests as fast as they go: more than the limit within one second, however the
-    one-second windows fall (unless a request takes over a quarter of a second)."""
+    one-second windows fall (unless a request takes over an eighth of a second)."""
     return [send().status_code for _ in range(n)]
 
 

@@ -221,7 +221,7 @@ class Stream(MethodView):
 class History(MethodView):
     @blp.response(200, HistorySchema)
     @_errors(401, 404, 409)
-    @blp.doc(security=OPTIONAL_AUTH)
+    @blp.doc(security=AUTH)
     def get(self, match_id):
         """After the match: every event unredacted, the seed and the initial deck"""
-        return service().history(match_id, bearer_token())
+        return service().history(match_id, bearer_token(), required=True)
