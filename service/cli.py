@@ -182,15 +182,14 @@ def _progress(done: int, total: int) -> None:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from engines import tournament
-    from engines.base import BOT_LEVELS
     from engines.registry import GAMES
 
     if args.game not in GAMES:
         sys.exit(f"unknown game {args.game!r}; choose from {', '.join(sorted(GAMES))}")
     levels = [lv.strip() for lv in args.seats.split(",")]
-    bad = [lv for lv in levels if lv not in (*BOT_LEVELS, "random")]
+    bad = [lv for lv in levels if lv not in tournament.LEVELS]
     if bad or len(levels) < 2:
-        sys.exit(f"--seats takes two or more of {', '.join((*BOT_LEVELS, 'random'))}, comma-separated")
+        sys.exit(f"--seats takes two or more of {', '.join(tournament.LEVELS)}, comma-separated")
     options = json.loads(args.options) if args.options else {}
     result = tournament.run(
         GAMES[args.game], levels, args.matches, args.seed, options, None if args.quiet else _progress

@@ -21,7 +21,7 @@ import redis
 from engines.base import Game, redact_event
 from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
-from service import codec
+from service import codec, hints
 from service.config import Config
 from service.store import IN_PROGRESS, Loaded, Store, channel
 
@@ -142,6 +142,7 @@ class MatchService:
             if s["kind"] == "bot":
                 entry["level"] = s["level"]
             entry.update(p)
+            entry["hints_used"] = hints.hints_used(record, p["seat"])
             if s.get("left"):
                 entry["left"] = True
             players.append(entry)
@@ -174,6 +175,8 @@ class MatchService:
             "legal_actions": legal,
             "round_result": game_view.get("round_result"),
             "winners": game_view.get("winners") if status == "finished" else None,
+            "deal_commitment": game_of(record).deal_commitment(record["state"]) if record["state"] else None,
+            "seeded_by_client": record.get("seeded_by_client", False),
         }
         return out
 
@@ -207,14 +210,17 @@ class MatchService:
             self.authenticate(record, token)
         if match_status(record) not in ("finished", "aborted"):
             raise ApiError(409, "match_not_active", "the history is published when the match is over")
+        events = self.store.events(match_id, 0)
         return {
             "id": match_id,
             "game": record["game"],
             "options": record["options"],
             "seats": [_public_seat(s) for s in record["seats"]],
             "seed": record["seed"],
+            "seeded_by_client": record.get("seeded_by_client", False),
             "deck": record["deck"],
-            "events": self.store.events(match_id, 0),
+            "deals": revealed_deals(events),
+            "events": events,
             "version": loaded.version,
         }
 
@@ -222,12 +228,14 @@ class MatchService:
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         game = GAMES[body["game"]]
         seats_in = body["seats"]
-        options = _engine_call(game.validate_options, body.get("options") or {}, len(seats_in))
+        # `hints` is the service's option (service/hints.py); the engine validates the rest.
+        own, hints_on = hints.split_options(body.get("options") or {})
+        options = {**_engine_call(game.validate_options, own, len(seats_in)), "hints": hints_on}
         deck = body.get("deck")
         if deck is not None:
             if not self.config.ALLOW_STACKED_DECK:
                 raise ApiError(403, "forbidden", "this server does not accept stacked decks")
-            full = game.full_deck(options)
+            full = game.full_deck(hints.engine_options(options))
             if sorted(deck) != sorted(full):
                 raise ApiError(
                     422,
@@ -236,6 +244,9 @@ class MatchService:
                     {"deck": ["not a permutation of the full deck"]},
                 )
         seed = body.get("seed")
+        if seed is not None and not self.config.ALLOW_STACKED_DECK:
+            _check_client_seed(seats_in)
+        seeded_by_client = seed is not None or deck is not None
         if seed is None:
             seed = secrets.randbits(62)
         match_id = secrets.token_hex(8)
@@ -257,6 +268,7 @@ class MatchService:
             "options": options,
             "seats": seats,
             "seed": seed,
+            "seeded_by_client": seeded_by_client,
             "deck": deck,
             "status": "waiting",
             "state": None,
@@ -315,10 +327,18 @@ class MatchService:
         if deck is None:
             # The service shuffles the first deck itself so history can reveal it; later
             # rounds shuffle inside the engine from the same secret seed.
-            deck = game.full_deck(record["options"])
+            deck = game.full_deck(hints.engine_options(record["options"]))
             random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
             record["deck"] = deck
-        state, events = game.new_match(record["options"], len(record["seats"]), record["seed"], list(deck))
+        # The deal key salts every deal commitment: drawn from the OS, kept only inside the
+        # engine state, so nothing a seat sees (nor the seed) predicts a salt.
+        state, events = game.new_match(
+            hints.engine_options(record["options"]),
+            len(record["seats"]),
+            record["seed"],
+            list(deck),
+            secrets.token_hex(32),
+        )
         record["state"] = state
         record["status"] = "playing"
         return [{"type": "match_started"}, *events]
@@ -641,6 +661,38 @@ def _engine_call(fn, *args):
         return fn(*args)
     except EngineError as e:
         raise ApiError(e.status, e.error, str(e)) from e
+
+
+def _check_client_seed(seats: list[dict[str, Any]]) -> None:
+    """A seed chosen by the creator is refused when someone else could be dealt from it."""
+    if any(s["kind"] == "open" for s in seats):
+        raise ApiError(
+            422,
+            "validation_error",
+            "a seed of your choice would tell you the cards of whoever takes an open seat: leave out"
+            " seed, or fill every seat yourself (human seats you create, or bots)",
+            {"seed": ["not allowed with open seats on this server"]},
+        )
+
+
+def revealed_deals(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every deal and reshuffle with its commitment, salt and deck order (for /history)."""
+    out = []
+    rnd = 0
+    for e in events:
+        if e["type"] == "deal":
+            rnd += 1
+        if "sealed" in e:
+            out.append(
+                {
+                    "seq": e["seq"],
+                    "type": e["type"],
+                    "round": rnd,
+                    "deal_commitment": e["deal_commitment"],
+                    **e["sealed"],
+                }
+            )
+    return out
 
 
 def _valid_id(match_id: str) -> bool:

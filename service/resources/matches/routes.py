@@ -12,6 +12,7 @@ from flask.views import MethodView
 from service import codec
 from service.extensions import Blueprint, ErrorSchema
 from service.matches import ApiError, MatchService
+from service.resources.matches import links
 from service.resources.matches.schemas import (
     ActionHeadersSchema,
     ActionSchema,
@@ -78,6 +79,7 @@ class Matches(MethodView):
     @blp.arguments(CreateMatchSchema())
     @blp.response(201, CreatedSchema)
     @_errors(403, 413, 422)
+    @blp.alt_response(201, response=links.created(), success=True)
     def post(self, body):
         """Create a match; human seats get their token now, open seats wait for /join"""
         return service().create(body)
@@ -101,6 +103,7 @@ class Join(MethodView):
     @blp.arguments(JoinSchema())
     @blp.response(200, JoinedSchema)
     @_errors(404, 409, 413, 422)
+    @blp.alt_response(200, response=links.joined(), success=True)
     def post(self, body, match_id):
         """Claim the first open seat; the match starts when none is left"""
         return service().join(match_id, body.get("name"))
