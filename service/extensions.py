@@ -66,7 +66,10 @@ class Api(BaseApi):
         errors = data.get("errors") or data.get("messages")
         # webargs nests body errors under the location name; clients want the fields.
         if isinstance(errors, dict) and set(errors) <= {"json", "query", "headers"} and len(errors) == 1:
-            errors = next(iter(errors.values()))
+            inner = next(iter(errors.values()))
+            # Field messages come as an object; a body that does not decode has only a list of
+            # messages, kept under its location so `errors` is always an object.
+            errors = inner if isinstance(inner, dict) else errors
         message = data.get("message") or error.description or error.name
         if error.code == 422 and errors and "message" not in data:
             message = "the request does not fit the schema: " + _flatten(errors)
