@@ -27,6 +27,12 @@ Event = dict[str, Any]
 
 BOT_LEVELS = ("easy", "medium", "hard", "pro")
 
+# One event vocabulary in every game (docs/api.md, "Events"). The service writes the match's own
+# events; every engine starts a round with `deal` and ends it with `round_over`, and ends the
+# match with `match_over`. Between them each game emits its own move events (`Game.move_events`).
+SERVICE_EVENTS = ("match_created", "join", "leave", "match_started")
+ROUND_EVENTS = ("deal", "round_over", "match_over")
+
 
 @dataclass(frozen=True)
 class Option:
@@ -70,6 +76,11 @@ class Game:
     options: dict[str, Option] = field(default_factory=dict)
     variants: tuple[str, ...] = ()
     schema_version: int = 1
+    move_events: tuple[str, ...] = ()  # the game's own event types besides the shared vocabulary
+
+    def event_types(self) -> tuple[str, ...]:
+        """Every event type a match of this game may hold, in docs/api.md's order."""
+        return (*SERVICE_EVENTS, ROUND_EVENTS[0], *self.move_events, *ROUND_EVENTS[1:])
 
     # --- description -----------------------------------------------------
     def describe(self) -> dict[str, Any]:

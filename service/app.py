@@ -14,7 +14,7 @@ from flask.json.provider import DefaultJSONProvider
 from service.config import Config
 from service.extensions import Api, error_response
 from service.matches import ApiError, MatchService
-from service.store import RateCheck, RateLimited, Store
+from service.store import RateCheck, RateLimited, Store, connect
 from workers.queue import JobQueue, make_queue
 
 log = logging.getLogger("cardtable.app")
@@ -42,7 +42,7 @@ class CardtableFlask(Flask):
 
 
 def build_service(config: Config) -> MatchService:
-    client = redis.Redis.from_url(config.REDIS_URL)
+    client = connect(config.REDIS_URL)
     return MatchService(Store(client), config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
 
 

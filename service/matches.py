@@ -24,6 +24,7 @@ from engines.registry import GAMES
 from service import codec, hints
 from service.config import Config
 from service.store import IN_PROGRESS, Loaded, Store, channel
+from service.waiters import Hub, Waiter
 
 log = logging.getLogger("cardtable.matches")
 
@@ -90,6 +91,7 @@ class MatchService:
         self.store = store
         self.config = config
         self.queue = queue
+        self.waiters = Hub(store.redis)
 
     # --- reading -----------------------------------------------------------
     def load(self, match_id: str) -> Loaded:
@@ -180,26 +182,50 @@ class MatchService:
         }
         return out
 
-    def events(self, match_id: str, seat: int | None, after: int, wait: float) -> tuple[list[dict], int]:
-        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds."""
-        loaded = self.load(match_id)
-        raw = self.store.events(match_id, after)
+    def events(
+        self,
+        match_id: str,
+        seat: int | None,
+        after: int,
+        wait: float,
+        client: Any = None,
+        loaded: Loaded | None = None,
+    ) -> tuple[list[dict], int]:
+        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds.
+
+        The wait registers with the process's one subscription (service/waiters.py) and
+        holds no Redis connection; `client` (the client's socket) ends it when the client
+        hangs up. `loaded`: the match, when the caller has just loaded it."""
+        version = (loaded or self.load(match_id)).version
+        raw, now = self.store.events_since(match_id, after)
         if not raw and wait > 0:
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                pubsub.subscribe(channel(match_id))
-                raw = self.store.events(match_id, after)  # written between the read and SUBSCRIBE
-                deadline = time.monotonic() + wait
-                while not raw:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        break
-                    if pubsub.get_message(timeout=min(left, 1.0)) is not None:
-                        raw = self.store.events(match_id, after)
-            finally:
-                pubsub.close()
-            loaded = self.load(match_id)
-        return [redact_event(e, seat) for e in raw], loaded.version
+            with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
+                # Written between the first read and the subscription?
+                raw, now = self.store.events_since(match_id, after)
+                if not raw:
+                    raw, now = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw], version if now is None else now
+
+    def stream_events(self, match_id: str, seat: int | None, after: int, wait: float, waiter: Waiter) -> list:
+        """For a stream, which keeps `waiter` registered all its life: the next events after
+        `after` (waiting up to `wait` seconds), one read a wake-up."""
+        raw, _ = self.store.events_since(match_id, after)
+        if not raw:
+            raw, _ = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw]
+
+    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
+        deadline = time.monotonic() + wait
+        while not waiter.gone:
+            left = deadline - time.monotonic()
+            if left <= 0 or not waiter.wait(left):
+                break
+            raw, version = self.waiters.shared_read(
+                waiter, (match_id, after), lambda: self.store.events_since(match_id, after)
+            )
+            if raw:
+                return raw, version
+        return [], None
 
     def history(self, match_id: str, token: str | None, required: bool = False) -> dict[str, Any]:
         """The history for a seat's token; HTTP calls require one (`required`), the service's
@@ -456,7 +482,7 @@ class MatchService:
                 entry.update(kind="open", name=None, token=None, joined=None)
                 if not any(s["kind"] == "human" for s in record["seats"]):
                     record["status"] = "aborted"
-                    events.append({"type": "match_aborted"})
+                    events.append({"type": "match_over", "winners": [], "reason": "aborted"})
             elif status in ("active", "round_over"):
                 if entry.get("left"):
                     raise ApiError(409, "match_not_active", "you already left this match")

@@ -84,6 +84,10 @@ return 1
 """
 
 IN_PROGRESS = "in-progress"
+# Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
+# (events, idempotency, RQ), which then makes a caller wait for one rather than fail.
+HOT_CONNECTIONS = 16
+POOL_CONNECTIONS = 8
 METRICS_KEY = "ct:metrics"
 # Matches that may need a worker (a bot's turn, a turn clock), scored by when the sweeper
 # should look at them (docs/architecture.md, "No match stalls"). One key for all matches, so
@@ -135,6 +139,16 @@ def _holds_token(record: dict[str, Any] | None, digest: str) -> bool:
     return found
 
 
+def connect(url: str) -> redis.Redis:
+    """A client whose pool makes a caller wait for a free connection (up to 20 s) rather than
+    open one per concurrent caller: under gevent those are as many as requests in flight."""
+    return redis.Redis(
+        connection_pool=redis.BlockingConnectionPool.from_url(
+            url, max_connections=POOL_CONNECTIONS, timeout=20
+        )
+    )
+
+
 def _key(match_id: str, part: str) -> str:
     return f"ct:{{m:{match_id}}}:{part}"
 
@@ -158,24 +172,50 @@ class Store:
         self._archive = client.register_script(_ARCHIVE)
         self._release = client.register_script(_RELEASE)
         self._reschedule = client.register_script(_RESCHEDULE)
-        self._local = threading.local()
+        self._idle: list = []
+        self._idle_pid = os.getpid()
+        # At most this many round trips in flight at once (more wait their turn): under gevent
+        # a move seen by 1,000 waiters wakes 1,000 greenlets that each load the match.
+        self._hot = threading.BoundedSemaphore(HOT_CONNECTIONS)
 
-    # --- the hot path: one connection per thread ----------------------------
+    # --- the hot path: pooled connections, used directly -------------------
     # Every request loads a match and every move commits one. Through redis-py's client a
     # command also passes the pool, the retry wrapper and (since redis-py 8) the
     # observability hooks: 87 us of CPU for an HMGET against 48 us on the connection itself,
     # 143 against 63 us for the rate count and load (bench/api.py's machine). So these two
-    # calls keep a connection of the pool per thread and talk to it directly.
-    def _connection(self):
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():  # never share a socket across a fork
-            local.conn, local.pid = self.redis.connection_pool.make_connection(), os.getpid()
-        return local.conn
+    # calls take a connection from a free list of their own for the round trip and talk to
+    # it directly. Not one per thread: under gevent every request is a greenlet of its own,
+    # and a connection per greenlet would be a new connection per request; with the list
+    # there are as many as round trips in flight at once (at most HOT_CONNECTIONS), however
+    # many requests wait.
+    def _take(self):
+        self._hot.acquire()
+        if self._idle_pid != os.getpid():  # never share a socket across a fork
+            self._idle, self._idle_pid = [], os.getpid()
+        try:
+            return self._idle.pop()
+        except IndexError:
+            pool = self.redis.connection_pool
+            return pool.connection_class(**pool.connection_kwargs)
+        except BaseException:
+            self._hot.release()
+            raise
+
+    def _give(self, conn) -> None:
+        self._idle.append(conn)
+        self._hot.release()
 
     def _roundtrip(self, commands: list[tuple], retry: bool) -> list[Any]:
         """Send `commands` in one write and read their replies; a failed read drops the
         connection (replies left unread would answer the next call)."""
-        conn = self._connection()
+        conn = self._take()
+        try:
+            return self._exchange(conn, commands, retry)
+        finally:
+            self._give(conn)  # a dropped one reconnects on its next use
+
+    @staticmethod
+    def _exchange(conn, commands: list[tuple], retry: bool) -> list[Any]:
         try:
             conn.send_packed_command(conn.pack_commands(commands))
             return [conn.read_response() for _ in commands]
@@ -186,7 +226,7 @@ class Store:
             # A read (or a rate count, where counting twice is harmless) is safe to repeat once
             # on a fresh connection (Redis restarted, idle connection closed); a commit is not,
             # since it may have been applied: commit() finds out by its write id.
-            return self._roundtrip(commands, retry=False)
+            return Store._exchange(conn, commands, retry=False)
         except BaseException:
             conn.disconnect()
             raise
@@ -270,13 +310,25 @@ class Store:
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
         """Stored events with seq > after (seq counts from 1)."""
+        return self.events_since(match_id, after)[0]
+
+    def events_since(self, match_id: str, after: int) -> tuple[list[dict[str, Any]], int | None]:
+        """Stored events with seq > after, and the match's version read with them (None when
+        the match is gone), in one round trip on the hot path's connections: every woken
+        waiter makes this read."""
         after = max(after, 0)
-        raw = self.redis.lrange(_key(match_id, "events"), after, -1)
-        if not raw:
-            archived = self.redis.hget(_key(match_id, "match"), "z")
-            if archived is not None:
-                return codec.loads(zlib.decompress(archived))[after:]
-        return [codec.loads(e) for e in raw]
+        raw, archived, version = self._roundtrip(
+            [
+                ("LRANGE", _key(match_id, "events"), after, -1),
+                ("HGET", _key(match_id, "match"), "z"),
+                ("HGET", _key(match_id, "match"), "v"),
+            ],
+            retry=True,
+        )
+        version = None if version is None else int(version)
+        if not raw and archived is not None:
+            return codec.loads(zlib.decompress(archived))[after:], version
+        return [codec.loads(e) for e in raw], version
 
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.

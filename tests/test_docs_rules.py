@@ -40,12 +40,7 @@ def examples(page: str) -> list[dict]:
 def _all_examples():
     for page in sorted(p.name for p in RULES.glob("*.md")):
         for i, ex in enumerate(examples(page)):
-            marks = []
-            if ex["example"] == "zoliky.lay_off" and ex.get("refused") == "joker":
-                # The page states the rule of issue 17 (a joker on the table keeps its card);
-                # strict, so the test reports XPASS once the engine refuses the re-reading.
-                marks.append(pytest.mark.xfail(strict=True, reason="needs issue 17: a joker keeps its card"))
-            yield pytest.param(ex, id=f"{page}-{i}-{ex['example']}", marks=marks)
+            yield pytest.param(ex, id=f"{page}-{i}-{ex['example']}")
 
 
 def _rest_of_deck(full: list[str], used: list[str]) -> list[str]:

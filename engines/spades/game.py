@@ -24,7 +24,8 @@ Decisions the rules leave open (each also written in place in docs/rules/spades.
   (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction).
 
 Events: `deal` (each seat's hand under `secret`), `bid`, `play`, `trick` (winner and cards),
-`hand_over` (the breakdown), `resign` and `match_over` (winners, reason, scores).
+`round_over` (the hand's breakdown), `resign` and `match_over` (winners, reason, scores): the
+vocabulary of docs/api.md, "Events".
 """
 
 from __future__ import annotations
@@ -320,7 +321,7 @@ class SpadesGame(Game):
         state["round_result"] = result
         state["phase"] = state["turn"] = None
         state["status"] = "round_over"
-        events: list[Event] = [{"type": "hand_over", "round": state["round"], "result": result}]
+        events: list[Event] = [{"type": "round_over", "round": state["round"], "result": result}]
         target = state["options"]["target_score"]
         s0, s1 = state["scores"]
         if (s0 >= target or s1 >= target) and s0 != s1:
@@ -421,6 +422,7 @@ class SpadesGame(Game):
 
 GAME = SpadesGame(
     id="spades",
+    move_events=("bid", "play", "trick", "resign"),
     name="Spades",
     min_seats=NUM_SEATS,
     max_seats=NUM_SEATS,

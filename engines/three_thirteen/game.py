@@ -680,6 +680,7 @@ class ThreeThirteenGame(Game):
 
 GAME = ThreeThirteenGame(
     id="three-thirteen",
+    move_events=("draw", "reshuffle", "discard", "lay_off", "went_out", "false_out", "lay_down", "resign"),
     name="Three Thirteen",
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,

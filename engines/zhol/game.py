@@ -369,7 +369,9 @@ class ZholGame(Game):
         state["status"] = "round_over"
         state["turn"] = state["phase"] = None
         state["taken"] = state["drawn"] = None
-        return [{"type": "zhol" if winner is not None else "hand_drawn", "seat": winner, "result": result}]
+        over: Event = {"type": "round_over", "round": state["round"], "seat": winner, "result": result}
+        # The winner's call is the game's own event; every hand, drawn or won, ends in round_over.
+        return [{"type": "zhol", "seat": winner}, over] if winner is not None else [over]
 
     def _resign(self, state: State, seat: int) -> list[Event]:
         if state["status"] not in ("active", "round_over"):
@@ -507,6 +509,7 @@ def choose_discard(hand: list[str], taken: str | None) -> str:
 
 GAME = ZholGame(
     id="zhol",
+    move_events=("draw", "reshuffle", "discard", "zhol", "resign"),
     name="Zhol",
     min_seats=2,
     max_seats=4,

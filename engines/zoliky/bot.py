@@ -28,7 +28,7 @@ from engines.melds import Meld, Split, best_split
 from engines.zoliky.bot_hand import find_close, slots_of
 from engines.zoliky.bot_knowledge import Knowledge, read_view
 from engines.zoliky.bot_policy import HARD, decide
-from engines.zoliky.rules import RULES, card_points, opening_problem, read_meld
+from engines.zoliky.rules import RULES, card_points, lay_off_reading, opening_problem, read_meld
 
 # The share of decisions in which each heuristic level notices the better move; the mistake rate
 # is the rest. `easy` plays the novice policy (`choose` below: it counts no cards), the others the
@@ -178,7 +178,7 @@ def plan_melds(
 
 def _lay_off_target(card: str, table: list[dict[str, Any]]) -> str | None:
     for meld in table:
-        if read_meld([*meld["cards"], card], kind=meld["kind"]) is not None:
+        if lay_off_reading(meld, [card]) is not None:
             return meld["id"]
     return None
 

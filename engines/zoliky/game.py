@@ -17,6 +17,9 @@ Decisions the rules leave open (each also written in place in docs/rules/zoliky.
   whose suit is still open counts as its rank's value.
 - Cards that can be read as a meld in more than one way take the reading worth most points.
 - A lay-off keeps the meld's kind: a set stays a set of its rank, a run stays a run.
+- A joker on the table keeps the card it stands for: lay-offs (also inside meld, take_discard
+  and take_closing) are read against the meld as it lies, each joker of a run fixed; the card a
+  joker stands for goes in only by swap_joker (rules.lay_off_reading). Set jokers keep their rank.
 - A joker swap takes one joker per action, from any table meld (either player's); a joker
   standing for an open suit may be replaced by a card of any suit missing from the set.
 - A turn must end with a discard: a meld, lay-off or take_discard action may not use up the
@@ -67,9 +70,11 @@ from engines.zoliky.rules import (
     card_points,
     describe,
     hand_shortfall,
+    lay_off_reading,
     opening_problem,
     read_meld,
     sort_key,
+    why_no_lay_off,
     why_not_a_meld,
 )
 
@@ -316,7 +321,6 @@ class ZolikyGame(Game):
             }
         )
         return [
-            {"type": "round_start", "round": state["round"], "cutter": cutter, "carried_jokers": carried},
             {
                 "type": "cut",
                 "seat": cutter,
@@ -326,6 +330,9 @@ class ZolikyGame(Game):
             },
             {
                 "type": "deal",
+                "round": state["round"],
+                "cutter": cutter,
+                "carried_jokers": carried,
                 "cards": {str(s): len(hands[s]) for s in (0, 1)},
                 "secret": {str(s): {"hand": sorted(hands[s], key=sort_key)} for s in (0, 1)},
                 **sealed,
@@ -417,7 +424,7 @@ class ZolikyGame(Game):
         state["resigned"][seat] = True
         state["status"] = "finished"
         state["winners"] = [1 - seat]
-        return [{"type": "resign", "seat": seat}, {"type": "match_end", "winners": [1 - seat]}]
+        return [{"type": "resign", "seat": seat}, self._match_over(state, "resign")]
 
     def _do_draw(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
         events: list[Event] = []
@@ -627,12 +634,10 @@ class ZolikyGame(Game):
                     )
                 ref = new_ids[ref]
             target = table[self._find_meld(table, ref)]
-            result = read_meld([*target["cards"], *lay_off["cards"]], kind=target["kind"])
+            # Read against the meld as it lies, its jokers fixed (docs/rules/zoliky.md, "Laying off").
+            result = lay_off_reading(target, lay_off["cards"])
             if result is None:
-                raise IllegalAction(
-                    f"{describe(lay_off['cards'])} cannot be laid off on {target['id']} "
-                    f"({describe(target['cards'])}): the {target['kind']} would not stay valid"
-                )
+                raise IllegalAction(why_no_lay_off(target, lay_off["cards"]))
             target["cards"] = list(result.cards)
             target["stands_for"] = list(result.stands_for)
             events.append(
@@ -688,11 +693,11 @@ class ZolikyGame(Game):
         state["round_result"] = result
         state["turn_seat"] = None
         state["phase"] = None
-        events: list[Event] = [{"type": "round_end", **_copy_result(result)}]
+        events: list[Event] = [{"type": "round_over", **_copy_result(result)}]
         if state["wins"][winner] >= state["options"]["target_wins"]:
             state["status"] = "finished"
             state["winners"] = [winner]
-            events.append({"type": "match_end", "winners": [winner]})
+            events.append(self._match_over(state, "target"))
         else:
             state["status"] = "round_over"
         return events
@@ -706,7 +711,13 @@ class ZolikyGame(Game):
         state["winners"] = winners
         state["turn_seat"] = None
         state["phase"] = None
-        return [{"type": "match_end", "winners": winners, "ended_by_host": True}]
+        return [{**self._match_over(state, "ended"), "ended_by_host": True}]
+
+    @staticmethod
+    def _match_over(state: State, reason: str) -> Event:
+        """The match's last event, shaped as in every game (docs/api.md, "Events")."""
+        scores = {str(s): state["wins"][s] for s in (0, 1)}
+        return {"type": "match_over", "winners": list(state["winners"]), "reason": reason, "scores": scores}
 
     # --- view ----------------------------------------------------------------------------
 
@@ -769,6 +780,18 @@ class ZolikyGame(Game):
 
 GAME = ZolikyGame(
     id="zoliky",
+    move_events=(
+        "cut",
+        "draw",
+        "reshuffle",
+        "take_discard",
+        "take_closing",
+        "meld",
+        "lay_off",
+        "swap_joker",
+        "discard",
+        "resign",
+    ),
     name="Žolíky",
     min_seats=2,
     max_seats=2,

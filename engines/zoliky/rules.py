@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from engines.cards import JOKER, RANK_VALUE, STANDARD_52, rank, suit
 from engines.melds import Meld, MeldRules, classify, interpretations
@@ -44,6 +45,45 @@ def read_meld(cards: Sequence[str], kind: str | None = None) -> Meld | None:
     if not readings:
         return None
     return max(readings, key=meld_points)
+
+
+def _joker_stands(cards: Sequence[str], stands_for: Sequence[str]) -> list[str]:
+    return [s for c, s in zip(cards, stands_for, strict=True) if c == JOKER]
+
+
+def joker_cards(meld: dict[str, Any]) -> list[str]:
+    """The cards the jokers of a table meld stand for (a set's open suit shows as "7?")."""
+    return _joker_stands(meld["cards"], meld["stands_for"])
+
+
+def lay_off_reading(meld: dict[str, Any], cards: Sequence[str]) -> Meld | None:
+    """Table meld `meld` with `cards` laid off, read as it lies; None when they do not fit.
+
+    docs/rules/zoliky.md, "Laying off": the meld keeps its kind and every joker of a run keeps the card
+    it stands for, so the card a joker stands for goes in only by a joker swap. A set's joker
+    keeps its rank, its suit may still settle (as a set of 3 fills up). The engine judges every
+    lay-off with this and the bots plan theirs with it.
+    """
+    readings = interpretations([*meld["cards"], *cards], RULES)
+    readings = [m for m in readings if m.kind == meld["kind"]]
+    if meld["kind"] == "run":
+        fixed = Counter(joker_cards(meld))
+        readings = [m for m in readings if not fixed - Counter(_joker_stands(m.cards, m.stands_for))]
+    if not readings:
+        return None
+    return max(readings, key=meld_points)
+
+
+def why_no_lay_off(meld: dict[str, Any], cards: Sequence[str]) -> str:
+    """A player-facing reason why `cards` cannot be laid off on the table meld `meld`."""
+    head = f"{describe(cards)} cannot be laid off on {meld['id']} ({describe(meld['cards'])})"
+    held = [c for c in joker_cards(meld) if c in cards] if meld["kind"] == "run" else []
+    if held:
+        return (
+            f"{head}: a joker on the table keeps the card it stands for, and the joker there stands "
+            f"for {held[0]}; {held[0]} goes in only by a joker swap"
+        )
+    return f"{head}: the {meld['kind']} would not stay valid"
 
 
 def is_pure_run(meld: Meld) -> bool:

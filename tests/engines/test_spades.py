@@ -184,8 +184,8 @@ class Checker:
         self.check_views(state, events)
         kinds = [e["type"] for e in events]
         self.tricks_this_hand += kinds.count("trick")
-        if "hand_over" in kinds:
-            self.check_hand_over(state, next(e for e in events if e["type"] == "hand_over"))
+        if "round_over" in kinds:
+            self.check_hand_over(state, next(e for e in events if e["type"] == "round_over"))
         if "match_over" in kinds:
             s0, s1 = state["scores"]
             target = state["options"]["target_score"]
@@ -538,7 +538,7 @@ def test_hand_scored_in_play_made_and_failed():
     assert state["won"] == [13, 0, 0, 0]
     assert state["status"] == "round_over" and GAME.to_move(state) is None
     result = state["round_result"]
-    assert events[-1] == {"type": "hand_over", "round": 1, "result": result}
+    assert events[-1] == {"type": "round_over", "round": 1, "result": result}
     team0, team1 = result["teams"]["0"], result["teams"]["1"]
     assert (team0["contract"], team0["made"], team0["bags"], team0["points"]) == (9, True, 4, 94)
     assert (team1["contract"], team1["made"], team1["points"]) == (6, False, -60)

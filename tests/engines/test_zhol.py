@@ -370,7 +370,8 @@ def test_small_zhol_three_and_four_wins_a_crown():
     state = new([["7H", "8H", "9H", "5S", "5D", "5C", "KC"], OTHER], stock_top=["5H"])
     act(state, 0, "draw", "stock")
     events = act(state, 0, "discard", "KC")
-    assert [e["type"] for e in events] == ["discard", "zhol"]
+    assert [e["type"] for e in events] == ["discard", "zhol", "round_over"]
+    assert events[1] == {"type": "zhol", "seat": 0} and events[2]["seat"] == 0 and events[2]["round"] == 1
     assert state["status"] == "round_over" and state["crowns"] == [1, 0]
     result = GAME.view(state, 1)["round_result"]
     assert result["winner"] == 0 and result["winners"] == [0]
@@ -461,7 +462,7 @@ def test_next_hand_first_player_rotates_and_target_wins_ends_the_match():
     act(state, 1, "discard", "5H")
     act(state, 0, "draw", "discard")
     events = act(state, 0, "discard", "KC")
-    assert [e["type"] for e in events] == ["discard", "zhol", "match_over"]
+    assert [e["type"] for e in events] == ["discard", "zhol", "round_over", "match_over"]
     assert state["status"] == "finished" and state["winners"] == [0]
     assert GAME.view(state, None)["winners"] == [0]
     with pytest.raises(MatchNotActive):
@@ -474,7 +475,7 @@ def test_four_players_next_first_player_wraps():
     act(state, 3, "draw", "stock")
     act(state, 3, "discard", "5H")
     act(state, 0, "draw", "discard")
-    assert [e["type"] for e in act(state, 0, "discard", "KC")] == ["discard", "zhol"]
+    assert [e["type"] for e in act(state, 0, "discard", "KC")] == ["discard", "zhol", "round_over"]
     assert state["crowns"] == [1, 0, 0, 0]
     GAME.start_next_round(state)
     assert GAME.to_move(state) == 0 and state["first_player"] == 0
@@ -546,7 +547,7 @@ def test_a_hand_without_any_draw_left_ends_drawn():
     state = new([JUNK0, JUNK1])
     act(state, 0, "draw", "stock")
     events = GAME._hand_over(state, None)
-    assert events[0]["type"] == "hand_drawn" and events[0]["seat"] is None
+    assert events[0]["type"] == "round_over" and events[0]["seat"] is None
     assert state["status"] == "round_over" and state["crowns"] == [0, 0]
     assert state["round_result"]["winners"] == [] and state["round_result"]["winner"] is None
     GAME.start_next_round(state)
@@ -590,7 +591,7 @@ def test_timeout_can_complete_a_zhol():
     act(state, 0, "draw", "discard")
     # the clock runs out after taking 5H: the bot's discard is KC, which makes the Zhol
     events = GAME.apply_timeout(state, 0)
-    assert [e["type"] for e in events] == ["discard", "zhol"]
+    assert [e["type"] for e in events] == ["discard", "zhol", "round_over"]
     assert events[0] == {"type": "discard", "seat": 0, "card": "KC", "auto": True}
     assert state["crowns"] == [1, 0]
 

@@ -24,7 +24,16 @@ from engines.errors import (
 )
 from engines.melds import classify
 from engines.zoliky import GAME, ZolikyGame
-from engines.zoliky.rules import RULES, card_points, meld_points, read_meld, why_not_a_meld
+from engines.zoliky.bot_hand import Slot
+from engines.zoliky.rules import (
+    RULES,
+    card_points,
+    joker_cards,
+    lay_off_reading,
+    meld_points,
+    read_meld,
+    why_not_a_meld,
+)
 from tests.engines.harness import play_random
 
 FULL = GAME.full_deck({})
@@ -215,7 +224,8 @@ def test_deal_one_at_a_time_from_the_top_cutter_first():
     assert sorted(state["hands"][0]) == sorted(deck[1:24:2])  # the other: 12 cards
     assert state["stock"][0] == deck[25] and state["stock"][-2:] == [normal[101], normal[102]]
     assert state["turn_seat"] == 1 and state["phase"] == "discard" and state["discard"] == []
-    assert [e["type"] for e in events] == ["round_start", "cut", "deal"]
+    assert [e["type"] for e in events] == ["cut", "deal"]
+    assert events[1]["round"] == 1 and events[1]["cutter"] == 1 and events[1]["carried_jokers"] == 0
 
 
 def test_deal_skips_the_full_hand_of_a_cutter_with_cut_jokers():
@@ -566,6 +576,86 @@ def test_a_set_joker_is_replaced_only_by_a_suit_not_yet_present():
     assert message == "a joker in the set m3 can be replaced only by a 5 of a suit not yet in the set"
 
 
+# --- a joker on the table keeps its card ----------------------------------------------------------
+
+RUN_CUTTER = ["5D", "7D", JOKER, "QS", "KS", "AS", "6D", "8D", "TD", "QC", "2C", "4C", "9C"]
+RUN_MELDS = [["5D", JOKER, "7D"], ["QS", "KS", "AS"]]
+KEEPS = "a joker on the table keeps the card it stands for"
+
+
+def jokers_run_at_turn_7() -> dict:
+    """Seat 0 has drawn at turn 7 and holds RUN_MELDS (18 + 31 points) and 6D 8D TD."""
+    state = new(RUN_CUTTER, OTHER, cut=("5C", "6C", "7C"), draws=("3H",))
+    to_turn_7(state)
+    draw(state, 0)
+    return state
+
+
+def test_a_lay_off_never_moves_a_table_joker_and_its_card_goes_in_by_a_swap():
+    state = jokers_run_at_turn_7()
+    act(state, 0, {"type": "meld", "melds": RUN_MELDS})
+    assert table(state)["m1"]["stands_for"] == ["5D", "6D", "7D"]
+    # 5D 6D 7D 8D JK TD would read as a run, the joker moved to 9D: refused.
+    message = refused(state, 0, {"type": "lay_off", "meld": "m1", "cards": ["6D", "8D", "TD"]})
+    assert message == (
+        "6D 8D TD cannot be laid off on m1 (5D JK 7D): a joker on the table keeps the card it "
+        "stands for, and the joker there stands for 6D; 6D goes in only by a joker swap"
+    )
+    assert KEEPS in refused(state, 0, {"type": "lay_off", "meld": "m1", "cards": ["6D"]})
+    # Extending the run past the joker is still a lay-off.
+    act(state, 0, {"type": "lay_off", "meld": "m1", "cards": ["8D"]})
+    m1 = table(state)["m1"]
+    assert m1["cards"] == ["5D", JOKER, "7D", "8D"] and m1["stands_for"] == ["5D", "6D", "7D", "8D"]
+    act(state, 0, {"type": "swap_joker", "meld": "m1", "card": "6D"})
+    assert table(state)["m1"]["cards"] == ["5D", "6D", "7D", "8D"]
+    assert JOKER in state["hands"][0] and "6D" not in state["hands"][0]
+    act(state, 0, {"type": "lay_off", "meld": "m1", "cards": [JOKER, "TD"]})
+    assert table(state)["m1"]["stands_for"] == ["5D", "6D", "7D", "8D", "9D", "TD"]
+
+
+def test_a_new_melds_jokers_are_fixed_for_the_lay_offs_of_the_same_action():
+    state = jokers_run_at_turn_7()
+    lay_offs = [{"meld": 0, "cards": ["6D", "8D", "TD"]}]
+    message = refused(state, 0, {"type": "meld", "melds": RUN_MELDS, "lay_offs": lay_offs})
+    assert KEEPS in message and "cannot be laid off on m1" in message
+
+
+def _on_top(state: dict, card: str, where: str) -> None:
+    """Put the stock's copy of `card` on the discard pile or aside as the closing card."""
+    index = state["stock"].index(card)
+    if where == "discard":
+        state["stock"][index], state["discard"][-1] = state["discard"][-1], card
+    else:
+        state["stock"][index], state["closing_card"] = state["closing_card"], card
+
+
+@pytest.mark.parametrize("kind", ["take_discard", "take_closing"])
+def test_taking_a_card_to_lay_it_off_in_a_jokers_place_is_refused(kind):
+    state = swap_table()  # m1 = 7H 8H JK(9H) TH JH; seat 1 holds 9H and opens with QS QH QD, 3C-6C
+    _on_top(state, "9H", "discard" if kind == "take_discard" else "closing")
+    action = {
+        "type": kind,
+        "melds": [["3C", "4C", "5C", "6C"], ["QS", "QH", "QD"]],
+        # 7H 8H 9H TH JH JK KH would read as a run with the joker moved to QH.
+        "lay_offs": [{"meld": "m1", "cards": ["9H", "KH"]}],
+    }
+    state["hands"][1][state["hands"][1].index("8S")] = "KH"
+    state["stock"][state["stock"].index("KH")] = "8S"
+    assert read_meld([*table(state)["m1"]["cards"], "9H", "KH"]) is not None
+    if kind == "take_closing":
+        action["discard"] = "2S"
+    assert KEEPS in refused(state, 1, action)
+
+
+def test_a_set_joker_keeps_its_rank_and_a_lay_off_may_settle_its_open_suit():
+    state = swap_table()
+    draw(state, 1)
+    act(state, 1, {"type": "meld", "melds": [["3C", "4C", "5C", "6C"], ["QS", "QH", "QD"]]})
+    act(state, 1, {"type": "lay_off", "meld": "m3", "cards": ["5D"]})
+    m3 = table(state)["m3"]
+    assert sorted(m3["stands_for"]) == ["5C", "5D", "5H", "5S"] and JOKER in m3["cards"]
+
+
 # --- taking the discard ------------------------------------------------------------------------
 
 TAKE_CUTTER = ["9H", "TH", "KS", "KD", "KC", "2D", "3D", "4D", "5D", "7C", "7S", "8S", "QC"]
@@ -631,8 +721,8 @@ def test_take_closing_only_to_meld_it_and_close_in_the_same_turn():
         "meld",
         "meld",
         "discard",
-        "round_end",
-        "match_end",
+        "round_over",
+        "match_over",
     ]
     assert state["status"] == "finished" and state["winners"] == [0]
     result = state["round_result"]
@@ -662,7 +752,7 @@ def test_melding_never_ends_the_round_a_card_must_stay_and_the_discard_closes():
     assert state["status"] == "active" and state["hands"][0] == ["9D"] and state["phase"] == "play"
     assert [a["type"] for a in GAME.legal_actions(state, 0)] == ["discard"]
     events = act(state, 0, {"type": "discard", "card": "9D"})
-    assert events[-1]["type"] == "round_end" and state["status"] == "round_over"
+    assert events[-1]["type"] == "round_over" and state["status"] == "round_over"
     assert state["wins"] == [1, 0] and GAME.view(state, 1)["scores"] == {"0": 1, "1": 0}
 
 
@@ -694,7 +784,8 @@ def test_jokers_left_with_the_winner_go_into_the_next_round_and_the_winner_cuts(
     assert state["hands"][1].count(JOKER) >= 1 + cut_jokers  # more may be dealt
     assert [len(h) for h in state["hands"]] == [12, 13]
     assert all_cards(state) == Counter(FULL)
-    assert events[0] == {"type": "round_start", "round": 2, "cutter": 1, "carried_jokers": 1}
+    deal = events[1]
+    assert deal["type"] == "deal" and (deal["round"], deal["cutter"], deal["carried_jokers"]) == (2, 1, 1)
 
 
 def test_a_player_keeping_one_card_draws_first_next_turn():
@@ -738,7 +829,10 @@ def test_an_empty_stock_is_refilled_from_the_discard_pile_but_its_top_and_the_cl
     seat = state["turn_seat"]
     first = copy.deepcopy(state)
     events = act(state, seat, {"type": "draw"})
-    assert events[0] == {"type": "reshuffle", "count": 82}
+    reshuffle = events[0]
+    assert (reshuffle["type"], reshuffle["count"]) == ("reshuffle", 82)
+    # The new stock is committed to like a deal (docs/api.md, fair deals).
+    assert len(reshuffle["deal_commitment"]) == 64 and len(reshuffle["sealed"]["order"]) == 82
     drawn = events[1]["secret"][str(seat)]["card"]
     assert state["discard"] == [top] and state["closing_card"] == "2C"
     assert Counter([*state["stock"], drawn]) == pile and len(state["stock"]) == 81
@@ -754,7 +848,10 @@ def test_the_match_ends_at_target_wins_or_when_the_host_ends_it():
     act(state, 0, {"type": "take_closing", "melds": melds, "discard": "8C"})
     assert state["status"] == "round_over" and state["winners"] is None
     events = GAME.end_match(state)
-    assert events == [{"type": "match_end", "winners": [0], "ended_by_host": True}]
+    scores = {"0": 1, "1": 0}
+    assert events == [
+        {"type": "match_over", "winners": [0], "reason": "ended", "scores": scores, "ended_by_host": True}
+    ]
     assert state["status"] == "finished" and state["winners"] == [0]
     with pytest.raises(MatchNotActive):
         GAME.end_match(state)
@@ -766,7 +863,8 @@ def test_the_match_ends_at_target_wins_or_when_the_host_ends_it():
 def test_resign_ends_the_match_for_the_other_player():
     state = new()
     events = act(state, 1, {"type": "resign"})  # not seat 1's turn: resigning needs none
-    assert events == [{"type": "resign", "seat": 1}, {"type": "match_end", "winners": [0]}]
+    over = {"type": "match_over", "winners": [0], "reason": "resign", "scores": {"0": 0, "1": 0}}
+    assert events == [{"type": "resign", "seat": 1}, over]
     assert state["status"] == "finished" and state["winners"] == [0]
     assert GAME.view(state, 0)["players"][1]["resigned"] is True
     refused(state, 0, {"type": "resign"}, MatchNotActive)
@@ -919,7 +1017,7 @@ def test_out_of_turn_and_not_active():
 def test_events_show_hidden_cards_only_to_their_owner():
     options = GAME.validate_options({}, 2)
     state, events = GAME.new_match(options, 2, 9)
-    deal = events[2]
+    deal = events[1]
     for seat in (0, 1):
         assert sorted(redact_event(deal, seat)["hand"]) == sorted(state["hands"][seat])
     assert "hand" not in redact_event(deal, None) and redact_event(deal, None)["cards"] == {"0": 13, "1": 12}
@@ -1051,7 +1149,7 @@ def fitting_melds(card: str, melds: list[dict]) -> list[str]:
             and (card[0] if meld["kind"] == "set" else card[1]) != natural[meld["kind"] == "run"]
         ):
             continue
-        if read_meld([*meld["cards"], card], kind=meld["kind"]) is not None:
+        if lay_off_reading(meld, [card]) is not None:
             out.append(meld["id"])
     return out
 
@@ -1067,6 +1165,8 @@ class Playout:
         self.sizes: list[int] = []
         self.valid_melds: set = set()
         self.views: dict = {}  # the seats' views of the state as on_step last saw it
+        self.tables: dict[str, list[str]] = {}  # per run on the table, what its jokers stood for
+        self.joker_refusals = 0  # lay-offs of a joker's card tried and refused
 
     # the policy
     def pick(self, game: ZolikyGame, state: dict, seat: int, legal: list, rng: random.Random) -> dict:
@@ -1078,6 +1178,8 @@ class Playout:
         self.views.clear()
         assert view["legal_actions"] == legal and game.legal_actions(state, 1 - seat) == []
         self.sizes = [len(h) for h in state["hands"]]
+        if "lay_off" in {a["type"] for a in legal}:
+            self.try_a_jokers_card(game, state, seat, view)
         # The bot plays a share of the decisions: its better melding keeps rounds short.
         if rng.random() < self.bot_share:
             return game.bot_action(view, "easy", rng)
@@ -1104,6 +1206,21 @@ class Playout:
         if loose and rng.random() < 0.95:
             return max(loose, key=lambda a: (card_points(a["card"]), a["card"]))
         return rng.choice([a for a in legal if a["type"] == "discard"])
+
+    def try_a_jokers_card(self, game: ZolikyGame, state: dict, seat: int, view: dict) -> None:
+        """Lay off the card a table joker stands for, with the hand's other cards of its suit (so
+        that a re-reading could move the joker): always refused, naming the rule."""
+        for meld in view["table"]["melds"]:
+            held = [c for c in joker_cards(meld) if c in view["hand"]] if meld["kind"] == "run" else []
+            if not held:
+                continue
+            more = [c for c in dict.fromkeys(view["hand"]) if c[1] == held[0][1] and c != held[0]]
+            action = {"type": "lay_off", "meld": meld["id"], "cards": [held[0], *more[:3]]}
+            trial = json.loads(json.dumps(state))
+            with pytest.raises(IllegalAction, match="a joker on the table keeps the card it stands for"):
+                game.apply(trial, seat, action)
+            assert trial == state
+            self.joker_refusals += 1
 
     @staticmethod
     def attempts(view: dict, guesses: list[list[str]], types: set, rng: random.Random):
@@ -1158,10 +1275,38 @@ class Playout:
                 reading = read_meld(meld["cards"], kind=meld["kind"])
                 assert reading is not None and classify(meld["cards"], RULES) is not None
                 assert (reading.cards, reading.stands_for) == key[1:]
+                self.check_slot(meld)
                 self.valid_melds.add(key)
+        self.check_jokers_fixed(state)
         if state["status"] == "active" and state["phase"] == "draw":
             assert all(len(h) <= 12 for h in state["hands"])
         self.check_views(state)
+
+    @staticmethod
+    def check_slot(meld: dict) -> None:
+        """The bots' lay-off model of a table meld takes exactly the cards the engine accepts."""
+        natural = next(c for c in meld["cards"] if c != JOKER)
+        near = [r + natural[1] for r in RANKS] if meld["kind"] == "run" else [natural[0] + s for s in "SHDC"]
+        fits = {c for c in near if lay_off_reading(meld, [c]) is not None}
+        assert set(Slot.of(meld).takes()) == fits, meld
+
+    def check_jokers_fixed(self, state: dict) -> None:
+        """Every table joker keeps the card it stood for when its meld was laid: in a run the place
+        holds a joker or, after a swap, that very card; in a set the joker keeps the set's rank."""
+        if state["turn_number"] == 1 or len(self.tables) > len(state["melds"]):
+            self.tables = {}  # a new round: meld ids start again
+        for meld in state["melds"]:
+            if JOKER not in meld["cards"]:
+                continue
+            stands = joker_cards(meld)
+            if meld["kind"] == "set":
+                rank = next(c for c in meld["cards"] if c != JOKER)[0]
+                assert all(s[0] == rank for s in stands)
+                continue
+            at = dict(zip(meld["stands_for"], meld["cards"], strict=True))
+            for card in self.tables.get(meld["id"], ()):
+                assert at.get(card) in (JOKER, card), (card, meld)
+            self.tables[meld["id"]] = stands
 
     def check_views(self, state: dict) -> None:
         """No view holds a card its viewer may not see.
@@ -1215,7 +1360,7 @@ class Playout:
                 assert set(event["secret"]) <= {"0", "1"}
             if event["type"] == "draw":
                 assert "card" not in redact_event(event, 1 - seat) and "card" not in redact_event(event, None)
-            if event["type"] == "round_end":
+            if event["type"] == "round_over":
                 self.rounds += 1
                 assert event["winner"] == seat and all(c == JOKER for c in state["hands"][seat])
                 for s in (0, 1):
@@ -1237,7 +1382,7 @@ def test_random_rounds_keep_every_invariant():
             on_step=playout.on_step,
             max_steps=3000,
         )
-    assert playout.refused > 1000
+    assert playout.refused > 1000 and playout.joker_refusals > 0
     assert (
         min(playout.accepted[t] for t in ("meld", "lay_off", "swap_joker", "take_discard", "take_closing"))
         > 0

@@ -14,6 +14,7 @@ from engines.zoliky.bot import LEVELS, choose, choose_action, mistake_rate
 from engines.zoliky.bot_hand import analyse, find_close, slots_of
 from engines.zoliky.bot_knowledge import read_view, sample_hidden
 from engines.zoliky.bot_policy import HARD, choose_discard, decide
+from engines.zoliky.rules import lay_off_reading
 from tests.engines.harness import play_random
 from tests.engines.test_zoliky import act, draw, new, to_turn_7
 
@@ -347,3 +348,21 @@ def test_a_noticed_decision_is_the_levels_policy(level):
     expected = choose(view, random.Random(0)) if LEVELS[level]["novice"] else decide(read_view(view), HARD)
     assert noticed and all(GAME.bot_action(view, level, random.Random(k)) == expected for k in noticed)
     assert LEVELS["easy"]["novice"] and not LEVELS["hard"]["novice"]
+
+
+def test_bots_never_plan_a_lay_off_in_a_table_jokers_place():
+    """docs/rules/zoliky.md: a joker on the table keeps its card; the bots' lay-off model agrees."""
+    m1 = {
+        "id": "m1",
+        "owner": 0,
+        "kind": "run",
+        "cards": ["5D", JOKER, "7D"],
+        "stands_for": ["5D", "6D", "7D"],
+    }
+    (slot,) = slots_of([m1])
+    fits = {c for c in (r + "D" for r in "A23456789TJQK") if lay_off_reading(m1, [c]) is not None}
+    assert set(slot.takes()) == fits == {"4D", "8D"}
+    found = analyse(["6D", "8D", "TD", "2S", "9C"], [slot])
+    assert found.lay_offs == [("m1", "8D")] and "6D" in found.loose
+    # With 6D 8D TD the only way out would lay 6D in the joker's place: no close is planned.
+    assert find_close(["6D", "8D", "TD"], [slot], opened=True) is None

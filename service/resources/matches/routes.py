@@ -27,6 +27,7 @@ from service.resources.matches.schemas import (
     StreamQuerySchema,
     ViewSchema,
 )
+from service.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
 
@@ -185,8 +186,10 @@ class Events(MethodView):
     def get(self, query, match_id):
         """Events after `after`, redacted for your seat; long-polls up to `wait` seconds"""
         svc = service()
-        seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
-        events, version = svc.events(match_id, seat, query["after"], query["wait"])
+        loaded = svc.load(match_id)
+        seat = svc.authenticate(loaded.record, bearer_token(), required=False)
+        client = request.environ.get("gunicorn.socket")
+        events, version = svc.events(match_id, seat, query["after"], query["wait"], client, loaded)
         return json_response({"events": events, "version": version})
 
 
@@ -203,21 +206,28 @@ class Stream(MethodView):
         seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
         resume = headers.get("last_event_id", query["after"])
 
+        # Registered before the answer starts, so an unreachable Redis is still a JSON 503;
+        # freed when the server closes the response, however the stream ended.
+        waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
+
         def generate(after=resume):
-            # A stream ends after a while so a gunicorn thread is never held forever;
-            # EventSource reconnects with Last-Event-ID by itself.
+            # A stream still ends after a while (proxies drop long responses, and a token that
+            # leaves its seat should not listen on for ever); EventSource reconnects with
+            # Last-Event-ID by itself.
             end = time.monotonic() + STREAM_SECONDS
             yield "retry: 1000\n\n"
-            while time.monotonic() < end:
-                events, _ = svc.events(match_id, seat, after, min(15.0, end - time.monotonic()))
-                if not events:
+            while time.monotonic() < end and not waiter.gone:
+                events = svc.stream_events(match_id, seat, after, min(15.0, end - time.monotonic()), waiter)
+                if not events and not waiter.gone:
                     yield ": keep-alive\n\n"
                 for e in events:
                     after = e["seq"]
                     data = json.dumps(e, separators=(",", ":"))
                     yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
 
-        return Response(stream_with_context(generate()), mimetype="text/event-stream")
+        response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+        response.call_on_close(lambda: svc.waiters.close(waiter))
+        return response
 
 
 @blp.route("/<match_id>/history")
