@@ -8,12 +8,13 @@ import logging
 import time
 
 import redis
-from flask import Flask, request, send_from_directory
+from flask import Flask, Response, jsonify, request, send_from_directory
+from flask.json.provider import DefaultJSONProvider
 
 from service.config import Config
 from service.extensions import Api, error_response
 from service.matches import ApiError, MatchService
-from service.store import RateLimited, Store, connect
+from service.store import RateCheck, RateLimited, Store, connect
 from workers.queue import JobQueue, make_queue
 
 log = logging.getLogger("cardtable.app")
@@ -26,6 +27,20 @@ SWAGGER_UI_ASSETS = "/docs/assets/"
 SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"}
 
 
+# Calls that are never rate limited: probes and scrapes.
+UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")
+
+
+class CardtableFlask(Flask):
+    def make_default_options_response(self) -> Response:
+        """OPTIONS answers in JSON like everything else: the methods the URL takes, also in
+        the Allow header (Flask's default is an empty text/html body)."""
+        allow = sorted(request.url_rule.methods or ()) if request.url_rule else []
+        resp = jsonify({"allow": allow})
+        resp.headers["Allow"] = ", ".join(allow)
+        return resp
+
+
 def build_service(config: Config) -> MatchService:
     client = connect(config.REDIS_URL)
     return MatchService(Store(client), config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
@@ -34,8 +49,9 @@ def build_service(config: Config) -> MatchService:
 def create_app(config: Config | None = None) -> Flask:
     config = config or Config.from_env()
     logging.basicConfig(level=config.LOG_LEVEL)
-    app = Flask("cardtable")
+    app = CardtableFlask("cardtable")
     app.config.update(
+        MAX_CONTENT_LENGTH=config.MAX_BODY,
         API_TITLE=API_TITLE,
         API_VERSION=API_VERSION,
         OPENAPI_VERSION="3.1.0",
@@ -49,8 +65,10 @@ def create_app(config: Config | None = None) -> Flask:
         },
         JSON_SORT_KEYS=False,
     )
-    app.json.sort_keys = False
-    app.json.ensure_ascii = False
+    json_provider = app.json
+    assert isinstance(json_provider, DefaultJSONProvider)
+    json_provider.sort_keys = False
+    json_provider.ensure_ascii = False
     svc = build_service(config)
     app.extensions["cardtable"] = svc
     api = Api(app)
@@ -78,14 +96,7 @@ def create_app(config: Config | None = None) -> Flask:
     def _api_error(e: ApiError):
         return error_response(e.status, e.error, e.message, e.errors)
 
-    @app.errorhandler(RateLimited)
-    def _rate_limited(e: RateLimited):
-        return error_response(
-            429,
-            "rate_limited",
-            f"more than {e.limit} requests a second; slow down",
-            headers={"Retry-After": "1"},
-        )
+    app.register_error_handler(RateLimited, _rate_limited_response)
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
@@ -100,26 +111,82 @@ def create_app(config: Config | None = None) -> Flask:
             headers={"Retry-After": "1"},
         )
 
+    _install_rate_limit(app, svc, config)
+    app.after_request(_cache_headers)
+    return app
+
+
+def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
+    """`CARDTABLE_RATE_LIMIT` requests a second per seat token, else per client address.
+
+    A token counts as its own only once the match it names shows it belongs to one of its
+    seats: any other token (made up, another match's, for no match at all) counts against the
+    address, as no token would. Match calls load their match first thing, so their count rides
+    in that round trip (Store.defer_rate) and the token is checked against what it loads; a
+    match call that never gets to its load (refused by validation) is counted on the address
+    afterwards. Other calls (create, the catalogue, the spec, the docs) count on the address at
+    once. While Redis is away the catalogue, the spec and the docs still answer: their count is
+    skipped rather than turned into a 503.
+    """
+    limit = config.RATE_LIMIT
+    if limit <= 0:
+        return
+
     @app.before_request
     def _rate_limit():
-        limit = config.RATE_LIMIT
-        if limit <= 0 or request.path in ("/healthz", "/readyz", "/metrics"):
+        if request.path in UNLIMITED_PATHS:
             return
-        auth = request.headers.get("Authorization", "")
-        who = hashlib.sha256(auth.encode()).hexdigest()[:20] if auth else (request.remote_addr or "-")
+        address = request.remote_addr or "-"
         window, endpoint = int(time.time()), request.endpoint or "unknown"
         if request.view_args and "match_id" in request.view_args:
-            # Match calls load the match first thing: count the request in that round trip.
-            svc.store.defer_rate(who, window, endpoint, limit)
-        elif svc.store.hit_rate(who, window, endpoint) > limit:
+            token = _bearer_or_none()
+            digest = hashlib.sha256(token.encode()).hexdigest() if token else None
+            svc.store.defer_rate(RateCheck(address, digest, window, endpoint, limit))
+            return
+        try:
+            count = svc.store.hit_rate(address, window, endpoint)
+        except (redis.ConnectionError, redis.TimeoutError):
+            return  # calls that need Redis answer 503 by themselves; the others go on
+        if count > limit:
             raise RateLimited(limit)
 
-    @app.teardown_request
-    def _flush_rate(exc):
-        if config.RATE_LIMIT > 0:
-            try:
-                svc.store.flush_rate()
-            except (redis.ConnectionError, redis.TimeoutError):
-                pass  # the count is best effort; the request itself already got its answer
+    @app.after_request
+    def _flush_rate(resp: Response) -> Response:
+        try:
+            svc.store.flush_rate()
+        except RateLimited as e:
+            return _rate_limited_response(e)
+        except (redis.ConnectionError, redis.TimeoutError):
+            pass  # the count is best effort; the request already has its answer
+        return resp
 
-    return app
+    @app.teardown_request
+    def _forget_rate(exc):
+        svc.store.forget_rate()  # never carry a count over to this thread's next request
+
+
+def _bearer_or_none() -> str | None:
+    """The bearer token of the request, or None (no header, or not 'Bearer <token>')."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def _rate_limited_response(e: RateLimited) -> Response:
+    return error_response(
+        429, "rate_limited", f"more than {e.limit} requests a second; slow down", headers={"Retry-After": "1"}
+    )
+
+
+def _cache_headers(resp: Response) -> Response:
+    """Match answers depend on the Authorization header (each seat sees its own hand), and those
+    made for a seat, or holding a new token, must never be kept by a cache."""
+    environ = request.environ  # read once: each access through `request` costs a lookup
+    if environ.get("PATH_INFO", "").startswith("/v1/matches"):
+        # Set directly: Response.vary parses the header into a set and back on every call,
+        # and nothing else here sets Vary.
+        headers = resp.headers
+        vary = headers.get("Vary")
+        headers["Vary"] = f"{vary}, Authorization" if vary else "Authorization"
+        if environ.get("REQUEST_METHOD") == "POST" or "HTTP_AUTHORIZATION" in environ:
+            headers["Cache-Control"] = "no-store"
+    return resp

@@ -15,6 +15,12 @@ from service.config import Config
 
 log = logging.getLogger("cardtable")
 
+# Bytes of the request line (method, path with query, version); number of header fields; bytes
+# of one header field. No call of the API comes near them.
+LIMIT_REQUEST_LINE = 4096
+LIMIT_REQUEST_FIELDS = 50
+LIMIT_REQUEST_FIELD_SIZE = 8190
+
 
 def _default_data_dir() -> str:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
@@ -147,6 +153,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # One listening socket per worker so the kernel spreads connections over them:
         # with a shared socket the first worker to wake keeps nearly every keep-alive client.
         "--reuse-port",
+        # Request line and header limits (docs/api.md "Limits"). Gunicorn answers beyond them
+        # itself, 414 or 431 with a plain-text body, before Flask sees the request.
+        "--limit-request-line", str(LIMIT_REQUEST_LINE),
+        "--limit-request-fields", str(LIMIT_REQUEST_FIELDS),
+        "--limit-request-field_size", str(LIMIT_REQUEST_FIELD_SIZE),
     ]  # fmt: skip
     if args.worker_class == "gevent":
         # Every open connection is a greenlet; a waiting long-poll or stream is one of them.

@@ -7,7 +7,8 @@
 | `CARDTABLE_FINISHED_TTL` | `604800` | seconds a finished or aborted match is kept (7 days) |
 | `CARDTABLE_IDLE_TTL` | `2592000` | seconds a match with no change is kept (30 days) |
 | `CARDTABLE_BOT_DELAY` | `0` | seconds a bot waits before moving, so people can follow |
-| `CARDTABLE_RATE_LIMIT` | `100` | requests a second per token (or per address without one); 0: off |
+| `CARDTABLE_RATE_LIMIT` | `100` | requests a second per seat token (else per address); 0: off |
+| `CARDTABLE_MAX_BODY` | `65536` | largest request body in bytes; larger is 413 `payload_too_large` |
 | `CARDTABLE_QUEUE` | `cardtable` | name of the RQ queue for bot turns and turn clocks |
 | `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
 | `CARDTABLE_SWEEP_GRACE` | `5` | seconds past its time before the sweeper re-enqueues a bot turn or clock |
@@ -32,6 +33,7 @@ class Config:
     IDLE_TTL: int = 30 * 24 * 3600
     BOT_DELAY: float = 0.0
     RATE_LIMIT: int = 100
+    MAX_BODY: int = 64 * 1024
     QUEUE: str = "cardtable"
     LOG_LEVEL: str = "INFO"
     IDEMPOTENCY_TTL: int = 24 * 3600

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import wraps
 
 import marshmallow as ma
@@ -11,7 +10,9 @@ from flask_smorest import Api as BaseApi
 from flask_smorest import Blueprint as BaseBlueprint
 from webargs.core import is_json
 from webargs.flaskparser import abort
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from service import codec
 
 # The machine id (docs/api.md) for each status that has no more specific one.
 ERROR_IDS = {
@@ -22,7 +23,7 @@ ERROR_IDS = {
     405: "method_not_allowed",
     409: "conflict",
     412: "version_conflict",
-    413: "bad_request",
+    413: "payload_too_large",
     415: "bad_request",
     422: "validation_error",
     429: "rate_limited",
@@ -65,14 +66,23 @@ class Api(BaseApi):
         errors = data.get("errors") or data.get("messages")
         # webargs nests body errors under the location name; clients want the fields.
         if isinstance(errors, dict) and set(errors) <= {"json", "query", "headers"} and len(errors) == 1:
-            errors = next(iter(errors.values()))
+            inner = next(iter(errors.values()))
+            # Field messages come as an object; a body that does not decode has only a list of
+            # messages, kept under its location so `errors` is always an object.
+            errors = inner if isinstance(inner, dict) else errors
         message = data.get("message") or error.description or error.name
         if error.code == 422 and errors and "message" not in data:
             message = "the request does not fit the schema: " + _flatten(errors)
         if error.code == 400 and errors:
             message = "the request body is not valid JSON"
         code = error.code or 500
-        return error_response(code, ERROR_IDS.get(code, "error"), message, errors, data.get("headers"))
+        headers = dict(data.get("headers") or {})
+        if error.code == 405:
+            # Werkzeug's own 405 names the methods the URL takes; keep that header (RFC 9110).
+            headers.update((k, v) for k, v in error.get_headers() if k == "Allow")
+        if error.code == 413:
+            message = f"the request body is over the {request.max_content_length} bytes this service takes"
+        return error_response(code, ERROR_IDS.get(code, "error"), message, errors, headers)
 
 
 def _flatten(errors, prefix="") -> str:
@@ -160,11 +170,22 @@ def _doc_only(document):
 
 def _json_body():
     """The request's JSON body as webargs reads it: {} when it is not JSON (so required fields
-    are reported), 400 when it does not decode."""
+    are reported), 400 when it does not decode.
+
+    orjson, not the standard library, decodes it: it refuses what the standard library would
+    turn into a crash further on (nesting over 1,024 levels, a RecursionError there; lone
+    surrogates, which cannot be encoded again; integers too long to convert, a ValueError), and
+    reads an integer beyond 64 bits as a float, which every strict integer field refuses.
+    """
     if not is_json(request.mimetype):
         return {}
-    raw = request.get_data(cache=True)
+    raw = request.get_data(cache=True)  # over MAX_CONTENT_LENGTH: a 413 from Werkzeug
+    limit = request.max_content_length
+    if limit is not None and request.content_length is None and len(raw) >= limit:
+        # A chunked body (no Content-Length) is cut at the limit without a word: Werkzeug
+        # raises only on a read past it. What reached the limit is too large.
+        raise RequestEntityTooLarge()
     try:
-        return json.loads(raw.decode("utf-8")) if raw else {}
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        return codec.loads(raw) if raw else {}
+    except (ValueError, RecursionError) as e:  # orjson.JSONDecodeError is a ValueError
         abort(400, exc=e, messages={"json": ["Invalid JSON body."]})

@@ -16,6 +16,8 @@ import time
 import traceback
 from typing import Any
 
+import redis
+
 from engines.base import Game, redact_event
 from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
@@ -31,6 +33,8 @@ _RETRIES = 8
 
 # Level that plays a resigned seat on in games with three or more individual players.
 _RESIGNED_LEVEL = "medium"
+
+RESIGN = {"type": "resign"}
 
 # Buckets (seconds) of the bot-turn latency histogram in /metrics.
 BOT_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -149,6 +153,11 @@ class MatchService:
         if clock and status == "active" and clock["seat"] == turn.get("seat"):
             turn["deadline"] = clock["deadline"]
         legal = game_view["legal_actions"] if status == "active" else []
+        if seat is not None and _may_resign(record, status, seat):
+            # Every engine takes a resignation from any seat still playing, on its turn or not,
+            # between rounds too; engines leave it out of legal_actions (a bot picking at random
+            # from them must never resign), so the view adds it for the person in the seat.
+            legal = [*legal, {"type": "resign"}]
         out = {
             "id": match_id,
             "game": record["game"],
@@ -218,10 +227,12 @@ class MatchService:
                 return raw, version
         return [], None
 
-    def history(self, match_id: str, token: str | None) -> dict[str, Any]:
+    def history(self, match_id: str, token: str | None, required: bool = False) -> dict[str, Any]:
+        """The history for a seat's token; HTTP calls require one (`required`), the service's
+        own callers (tools, a bot-only match's replay) may read it without."""
         loaded = self.load(match_id)
         record = loaded.record
-        if token is not None:
+        if token is not None or required:
             self.authenticate(record, token)
         if match_status(record) not in ("finished", "aborted"):
             raise ApiError(409, "match_not_active", "the history is published when the match is over")
@@ -369,6 +380,7 @@ class MatchService:
     ) -> dict[str, Any]:
         loaded = self.load(match_id)
         seat = self.authenticate(loaded.record, token)
+        assert seat is not None  # a token is required here: authenticate raised otherwise
         idem_key = None
         if idempotency_key is not None:
             idem_key = self.store.idempotency_key(
@@ -392,8 +404,18 @@ class MatchService:
             return self._act(match_id, loaded, seat, action, if_match, idem_key)
         except BaseException:
             if idem_key is not None:
-                self.store.release_idempotency(idem_key)
+                self._release_idempotency(idem_key)
             raise
+
+    def _release_idempotency(self, idem_key: str) -> None:
+        """Free the key of a request that failed, unless its commit happened after all (then
+        the stored answer stays and a retry with the key gets it instead of playing again)."""
+        try:
+            self.store.release_idempotency(idem_key)
+        except (redis.ConnectionError, redis.TimeoutError):
+            # Redis is away: the claim expires by itself within a minute; the request's own
+            # error (a 503 the client may retry) is what it should see.
+            log.warning("could not free an idempotency key; it expires by itself")
 
     def _act(self, match_id, loaded, seat, action, if_match, idem_key):
         for _ in range(_RETRIES):
@@ -464,8 +486,10 @@ class MatchService:
             elif status in ("active", "round_over"):
                 if entry.get("left"):
                     raise ApiError(409, "match_not_active", "you already left this match")
-                events = _engine_call(game_of(record).apply, record["state"], seat, {"type": "resign"})
-                events.append({"type": "leave", "seat": seat})
+                if seat not in game_of(record).resigned_seats(record["state"]):
+                    # A seat that resigned already (the match plays on without it) just leaves.
+                    events = _engine_call(game_of(record).apply, record["state"], seat, dict(RESIGN))
+                    events.append({"type": "leave", "seat": seat})
                 entry["left"] = True
             else:
                 raise ApiError(409, "match_not_active", f"the match is {status}")
@@ -650,6 +674,12 @@ def pending_job(record: dict[str, Any]) -> str | None:
         return "bot"
     clock = record.get("clock")
     return "clock" if clock and clock["seat"] == seat else None
+
+
+def _may_resign(record: dict[str, Any], status: str, seat: int) -> bool:
+    if status not in ("active", "round_over") or record["seats"][seat].get("left"):
+        return False
+    return seat not in game_of(record).resigned_seats(record["state"])
 
 
 def _engine_call(fn, *args):

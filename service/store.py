@@ -6,13 +6,14 @@ Cluster slot and the Lua scripts may touch all of them.
 
 from __future__ import annotations
 
+import hmac
 import os
 import secrets
 import threading
 import zlib
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 
@@ -65,6 +66,13 @@ redis.call('DEL', KEYS[2])
 return 1
 """
 
+# KEYS[1] idempotency key, ARGV[1] the in-progress marker: delete the key only while it still
+# holds the marker, never a committed answer.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 # KEYS[1] the due index. ARGV[1] match id, ARGV[2] the score the sweeper read, ARGV[3] the
 # new score ('' removes the entry). Changes nothing if a commit moved the score meanwhile.
 _RESCHEDULE = """
@@ -96,9 +104,39 @@ class RateLimited(Exception):
         self.limit = limit
 
 
-# A request's rate-limit count, deferred so it rides in the same round trip as the
-# match load (see Store.defer_rate).
-_pending_rate: ContextVar[tuple[str, int, str, int] | None] = ContextVar("pending_rate", default=None)
+class RateCheck(NamedTuple):
+    """One request's rate-limit count, deferred so it rides in the same round trip as the match
+    load (see Store.defer_rate). With a bearer token it is counted on that token, once the load
+    shows the token belongs to a seat of the match; otherwise (no token, a wrong one, no such
+    match) on the client's address, so a made-up token never buys a fresh allowance."""
+
+    address: str
+    token_digest: str | None  # SHA-256 of the bearer token, as the record keeps it
+    window: int
+    endpoint: str
+    limit: int
+
+    @property
+    def first_key(self) -> str:
+        return _rate_key("t", self.token_digest) if self.token_digest else _rate_key("a", self.address)
+
+
+_pending_rate: ContextVar[RateCheck | None] = ContextVar("pending_rate", default=None)
+
+
+def _rate_key(kind: str, who: str) -> str:
+    return f"ct:rl:{kind}:{who}"
+
+
+def _holds_token(record: dict[str, Any] | None, digest: str) -> bool:
+    if record is None:
+        return False
+    found = False
+    for seat in record["seats"]:
+        token = seat.get("token")
+        if token and hmac.compare_digest(token, digest):
+            found = True
+    return found
 
 
 def connect(url: str) -> redis.Redis:
@@ -132,6 +170,7 @@ class Store:
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
         self._archive = client.register_script(_ARCHIVE)
+        self._release = client.register_script(_RELEASE)
         self._reschedule = client.register_script(_RESCHEDULE)
         self._idle: list = []
         self._idle_pid = os.getpid()
@@ -197,16 +236,18 @@ class Store:
         pending = _pending_rate.get()
         if pending is None:
             ((v, n, data),) = self._roundtrip([read], retry=True)
-        else:
-            _pending_rate.set(None)
-            count, _, _, (v, n, data) = self._roundtrip(
-                [*self._count_commands(*pending[:3]), read], retry=True
-            )
-            if count > pending[3]:
-                raise RateLimited(pending[3])
-        if data is None:
-            return None
-        return Loaded(codec.loads(data), int(v), int(n))
+            return None if data is None else Loaded(codec.loads(data), int(v), int(n))
+        _pending_rate.set(None)
+        count, _, _, (v, n, data) = self._roundtrip(
+            [*self._count_commands(pending.first_key, pending.window, pending.endpoint), read], retry=True
+        )
+        loaded = None if data is None else Loaded(codec.loads(data), int(v), int(n))
+        if pending.token_digest and not _holds_token(loaded.record if loaded else None, pending.token_digest):
+            # Not a token of this match: the request counts against the address instead.
+            count = self._count_address(pending)
+        if count > pending.limit:
+            raise RateLimited(pending.limit)
+        return loaded
 
     def commit(
         self,
@@ -311,29 +352,41 @@ class Store:
         return cur.decode() if isinstance(cur, bytes) else cur
 
     def release_idempotency(self, full_key: str) -> None:
-        """A rejected request stores nothing: free the key it claimed."""
-        self.redis.delete(full_key)
+        """A rejected request stores nothing: free the key it claimed, unless the commit did
+        happen (its answer, written by the same script, is there instead of the claim)."""
+        self._release(keys=[full_key], args=[IN_PROGRESS])
 
     # --- rate limiting (not per match, so outside the match hash tag) ------
     @staticmethod
-    def _count_commands(client_id: str, window: int, endpoint: str) -> list[tuple]:
-        key = f"ct:rl:{client_id}:{window}"
+    def _count_commands(key: str, window: int, endpoint: str) -> list[tuple]:
+        key = f"{key}:{window}"
         return [("INCR", key), ("EXPIRE", key, 2), ("HINCRBY", METRICS_KEY, f"requests:{endpoint}", 1)]
 
-    def hit_rate(self, client_id: str, window: int, endpoint: str) -> int:
-        """Count a request of `client_id` in this one-second window (and in the metrics)."""
-        return int(self._roundtrip(self._count_commands(client_id, window, endpoint), retry=True)[0])
+    def hit_rate(self, address: str, window: int, endpoint: str) -> int:
+        """Count a request from `address` in this one-second window (and in the metrics)."""
+        commands = self._count_commands(_rate_key("a", address), window, endpoint)
+        return int(self._roundtrip(commands, retry=True)[0])
 
-    def defer_rate(self, client_id: str, window: int, endpoint: str, limit: int) -> None:
+    def _count_address(self, check: RateCheck) -> int:
+        key = f"{_rate_key('a', check.address)}:{check.window}"
+        return int(self._roundtrip([("INCR", key), ("EXPIRE", key, 2)], retry=True)[0])
+
+    def defer_rate(self, check: RateCheck) -> None:
         """Count this request with the next match load, which then raises RateLimited if over."""
-        _pending_rate.set((client_id, window, endpoint, limit))
+        _pending_rate.set(check)
 
     def flush_rate(self) -> None:
-        """Count a deferred request that never loaded a match (e.g. refused by validation)."""
+        """Count a deferred request that never loaded a match (refused by validation, a
+        malformed id): on the address, since no token was checked. Raises RateLimited if over."""
         pending = _pending_rate.get()
-        if pending is not None:
-            _pending_rate.set(None)
-            self.hit_rate(*pending[:3])
+        if pending is None:
+            return
+        _pending_rate.set(None)
+        if self.hit_rate(pending.address, pending.window, pending.endpoint) > pending.limit:
+            raise RateLimited(pending.limit)
+
+    def forget_rate(self) -> None:
+        _pending_rate.set(None)
 
     def metrics(self) -> dict[str, float]:
         return {k.decode(): float(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}

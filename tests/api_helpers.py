@@ -12,6 +12,17 @@ def auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
+def playable(view: dict) -> list[dict]:
+    """The view's legal actions a player picking at random should choose from: all but resign,
+    which the view lists for every seat still playing."""
+    return [a for a in view["legal_actions"] if a["type"] != "resign"]
+
+
+def bot_input(view: dict) -> dict:
+    """An HTTP view as an engine's bot reads it: the engine's view has no resign entry."""
+    return {**view, "legal_actions": playable(view)}
+
+
 class Api:
     def __init__(self, client):
         self.c = client

@@ -13,7 +13,7 @@ from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
 from service.resources.matches.schemas import ViewSchema
-from tests.api_helpers import Api, auth, cards_in
+from tests.api_helpers import Api, auth, bot_input, cards_in, playable
 
 HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
 
@@ -208,7 +208,16 @@ def test_if_match_accepts_the_current_version(api):
     seat, token = to_move(api, match_id, tokens)
     resp = api.act(match_id, token, {"type": "bid", "tricks": 2}, **{"If-Match": '"0"'})
     assert resp.status_code == 200
-    assert resp.get_json()["version"] == 1 and resp.headers["ETag"] == '"1"'
+    assert resp.get_json()["version"] == 1 and resp.headers["ETag"] == f'"1-{seat}"'
+    # The ETag a seat's view carries is itself a valid If-Match.
+    seat, token = to_move(api, match_id, tokens)
+    etag = api.c.get(f"/v1/matches/{match_id}", headers=auth(token)).headers["ETag"]
+    assert etag == f'"1-{seat}"'
+    resp = api.act(match_id, token, {"type": "bid", "tricks": 3}, **{"If-Match": etag})
+    assert resp.status_code == 200, resp.get_json()
+    error_of(
+        api.act(match_id, token, {"type": "bid", "tricks": 3}, **{"If-Match": etag}), 412, "version_conflict"
+    )
 
 
 def test_idempotency_key_replays_the_first_answer(api, app):
@@ -307,10 +316,12 @@ def test_leave_during_play_resigns_and_the_team_loses(api):
 
 def test_resign_action_and_history_after_the_end(api):
     match_id, tokens = new_spades(api, seed=1234)
-    error_of(api.c.get(f"/v1/matches/{match_id}/history"), 409, "match_not_active")
+    error_of(api.c.get(f"/v1/matches/{match_id}/history", headers=auth(tokens[1])), 409, "match_not_active")
     hands = {s: api.view(match_id, tokens[s])["hand"] for s in range(4)}
     assert api.act(match_id, tokens[0], {"type": "resign"}).status_code == 200
-    history = api.c.get(f"/v1/matches/{match_id}/history").get_json()
+    # Every call about a match but its public view and events needs a token, history too.
+    error_of(api.c.get(f"/v1/matches/{match_id}/history"), 401, "invalid_token")
+    history = api.c.get(f"/v1/matches/{match_id}/history", headers=auth(tokens[2])).get_json()
     assert history["seed"] == 1234
     assert sorted(history["deck"]) == sorted(r + s for s in "SHDC" for r in "A23456789TJQK")
     for s in range(4):
@@ -334,7 +345,7 @@ def test_a_finished_match_is_archived_compactly_and_reads_the_same(api, app):
         mine = api.view(match_id, token)
         # A real match length: the hard bot's choice from the seat's own view (random bids
         # would drift below zero and never end).
-        action = GAMES["spades"].bot_action(mine, "hard", rng)
+        action = GAMES["spades"].bot_action(bot_input(mine), "hard", rng)
         for who, seen in before.items():  # each viewer's events so far, read as play goes
             seen += api.events(match_id, tokens[who] if who is not None else None, after=len(seen))["events"]
         assert api.act(match_id, token, action).status_code == 200
@@ -348,7 +359,7 @@ def test_a_finished_match_is_archived_compactly_and_reads_the_same(api, app):
         assert now[: len(old)] == old and len(now) > len(old) and now[-1]["type"] == "match_over"
         assert [e["seq"] for e in now] == list(range(1, len(now) + 1))
         assert api.events(match_id, after=len(now) - 3)["events"] == api.events(match_id)["events"][-3:]
-    history = api.c.get(f"/v1/matches/{match_id}/history").get_json()
+    history = api.c.get(f"/v1/matches/{match_id}/history", headers=auth(tokens[0])).get_json()
     assert len(history["events"]) == len(now) and any("secret" in e for e in history["events"])
 
 
@@ -373,7 +384,7 @@ def play_hand(api, match_id, tokens, rng, check=None):
         seat, token = to_move(api, match_id, tokens)
         view = api.view(match_id, token)
         version = view["version"]
-        resp = api.act(match_id, token, rng.choice(view["legal_actions"]), **{"If-Match": f'"{version}"'})
+        resp = api.act(match_id, token, rng.choice(playable(view)), **{"If-Match": f'"{version}"'})
         assert resp.status_code == 200, resp.get_json()
         assert resp.get_json()["version"] == version + 1
 
@@ -476,7 +487,7 @@ def test_one_human_plays_a_hand_against_three_bots(api, worker):
         view = api.wait_for(match_id, token, lambda v: v["status"] != "active" or v["turn"]["seat"] == 0)
         if view["status"] != "active":
             break
-        resp = api.act(match_id, token, rng.choice(view["legal_actions"]))
+        resp = api.act(match_id, token, rng.choice(playable(view)))
         assert resp.status_code == 200, resp.get_json()
         moves += 1
     assert view["status"] == "round_over" and moves == 14  # one bid and 13 cards
@@ -508,10 +519,10 @@ def test_a_scripted_client_plays_a_whole_match_against_three_bots(api, worker):
             assert api.c.post(f"/v1/matches/{match_id}/rounds", headers=auth(token)).status_code == 200
             continue
         # the client decides from its own view, here with the hard bot's rules
-        resp = api.act(match_id, token, GAMES["spades"].bot_action(view, "hard", rng))
+        resp = api.act(match_id, token, GAMES["spades"].bot_action(bot_input(view), "hard", rng))
         assert resp.status_code == 200, resp.get_json()
     assert hands >= 2 and view["winners"] and max(view["scores"].values()) >= 500
-    history = api.c.get(f"/v1/matches/{match_id}/history").get_json()
+    history = api.c.get(f"/v1/matches/{match_id}/history", headers=auth(token)).get_json()
     assert history["seed"] == 500 and history["events"][-1]["type"] == "match_over"
 
 

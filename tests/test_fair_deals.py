@@ -13,7 +13,7 @@ import pytest
 from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
-from tests.api_helpers import Api, auth
+from tests.api_helpers import Api, auth, bot_input
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HUMAN = {"kind": "human"}
@@ -92,7 +92,7 @@ def play_to_the_end(api, game_id, options, n, seed):
         seat = view["turn"]["seat"]
         mine = api.view(match_id, tokens[seat])
         seen[seat]["views"].append(mine)
-        action = GAMES[game_id].bot_action(mine, "easy", rng)
+        action = GAMES[game_id].bot_action(bot_input(mine), "easy", rng)
         assert api.act(match_id, tokens[seat], action).status_code == 200
         catch_up(seat)
         # The view commits to the deal its seat was dealt from.

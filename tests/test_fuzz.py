@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.registry import GAMES
-from tests.api_helpers import Api, auth
+from tests.api_helpers import Api, auth, bot_input
 
 CARDS = st.sampled_from(["AS", "TD", "7H", "JK", "KC", "2S", "QH", "XX", "", "as"])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.floats(allow_nan=False), CARDS)
@@ -88,7 +88,8 @@ def test_random_action_bodies_never_crash(client, game_id):
 def test_random_match_bodies_never_crash(client, body):
     resp = client.post("/v1/matches", json=body)
     assert resp.status_code < 500, (body, resp.get_data(as_text=True))
-    assert resp.status_code in (201, 403, 422), resp.get_json()
+    # 400: JSON that cannot be read back (a lone surrogate escaped in a string).
+    assert resp.status_code in (201, 400, 403, 422), resp.get_json()
 
 
 # Moves every game knows whose bodies hold nothing but a type and a card, a pile or a bid.
@@ -122,7 +123,7 @@ def advance(api: Api, match_id: str, tokens: list[str], game_id: str, moves: int
             api.c.post(f"/v1/matches/{match_id}/rounds", headers=auth(tokens[view["host"]]))
             continue
         token = tokens[view["turn"]["seat"]]
-        action = GAMES[game_id].bot_action(api.view(match_id, token), "easy", rng)
+        action = GAMES[game_id].bot_action(bot_input(api.view(match_id, token)), "easy", rng)
         assert api.act(match_id, token, action).status_code == 200
         moves -= 1
 

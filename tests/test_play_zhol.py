@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engines.cards import deck
+from tests.api_helpers import playable
 from tests.play_harness import (
     assert_only_visible_cards,
     browser_page,
@@ -46,7 +47,7 @@ def draw_and_discard(page, base, match_id, token, discard: str) -> dict:
     page.click("[data-pile=stock] button.card")
     wait_version_after(page, view["version"])
     view = assert_only_visible_cards(page, base, match_id, token)
-    assert page.locator("[data-testid=hand] button.card.legal").count() == len(view["legal_actions"])
+    assert page.locator("[data-testid=hand] button.card.legal").count() == len(playable(view))
     page.click(f"[data-testid=hand] button.card[data-card='{discard}']")
     wait_version_after(page, view["version"])
     return assert_only_visible_cards(page, base, match_id, token)

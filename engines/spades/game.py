@@ -427,7 +427,9 @@ GAME = SpadesGame(
     min_seats=NUM_SEATS,
     max_seats=NUM_SEATS,
     options={
-        "target_score": Option("integer", 500, "points a partnership needs to win the match", minimum=50),
+        "target_score": Option(
+            "integer", 500, "points a partnership needs to win the match", minimum=50, maximum=10000
+        ),
         "first_dealer": Option(
             "integer",
             None,

@@ -524,9 +524,13 @@ GAME = ZholGame(
         "first_player": Option(
             "integer", None, "seat of the first hand's first player (null: seat 0)", minimum=0, maximum=3
         ),
-        "target_wins": Option("integer", 5, "crowns (hands won) that win the match", minimum=1),
+        "target_wins": Option("integer", 5, "crowns (hands won) that win the match", minimum=1, maximum=100),
         "turn_seconds": Option(
-            "integer", 60, "seconds per turn on the clock in matches with several humans", minimum=5
+            "integer",
+            60,
+            "seconds per turn on the clock in matches with several humans",
+            minimum=5,
+            maximum=3600,
         ),
     },
 )

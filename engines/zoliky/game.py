@@ -799,7 +799,9 @@ GAME = ZolikyGame(
         "first_cutter": Option(
             "integer", 0, "the seat that cuts (and starts) the first round", minimum=0, maximum=1
         ),
-        "target_wins": Option("integer", 5, "rounds a player must win to win the match", minimum=1),
+        "target_wins": Option(
+            "integer", 5, "rounds a player must win to win the match", minimum=1, maximum=100
+        ),
     },
 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from flask import Response, current_app, request, stream_with_context
@@ -22,15 +23,17 @@ from service.resources.matches.schemas import (
     HistorySchema,
     JoinedSchema,
     JoinSchema,
+    StreamHeadersSchema,
+    StreamQuerySchema,
     ViewSchema,
 )
 from service.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
 
-AUTH = [{"bearer": []}]
+AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
 STREAM_SECONDS = 300
-OPTIONAL_AUTH = [{}, {"bearer": []}]
+OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 
 def service() -> MatchService:
@@ -52,13 +55,20 @@ def json_response(data: dict, version: int | None = None) -> Response:
     # against it); dumping them directly keeps marshmallow off the hot path.
     resp = Response(codec.dumps(data), mimetype="application/json")
     if version is not None:
-        resp.headers["ETag"] = f'"{version}"'
+        resp.headers["ETag"] = etag(version, data.get("you"))
     return resp
 
 
+def etag(version: int, seat: int | None) -> str:
+    """`"<version>"` for the public view, `"<version>-<seat>"` for a seat's: two viewers of the
+    same version see different things, so their views must not share a validator."""
+    return f'"{version}"' if seat is None else f'"{version}-{seat}"'
+
+
 def _errors(*codes):
+    # Any match call may meet the rate limit (429) or an unreachable store (503).
     def deco(fn):
-        for code in codes:
+        for code in sorted({*codes, 429, 503}):
             fn = blp.alt_response(code, schema=ErrorSchema)(fn)
         return fn
 
@@ -69,7 +79,7 @@ def _errors(*codes):
 class Matches(MethodView):
     @blp.arguments(CreateMatchSchema())
     @blp.response(201, CreatedSchema)
-    @_errors(403, 422, 429)
+    @_errors(403, 413, 422)
     @blp.alt_response(201, response=links.created(), success=True)
     def post(self, body):
         """Create a match; human seats get their token now, open seats wait for /join"""
@@ -93,23 +103,26 @@ class MatchView(MethodView):
 class Join(MethodView):
     @blp.arguments(JoinSchema())
     @blp.response(200, JoinedSchema)
-    @_errors(404, 409, 422)
+    @_errors(404, 409, 413, 422)
     @blp.alt_response(200, response=links.joined(), success=True)
     def post(self, body, match_id):
         """Claim the first open seat; the match starts when none is left"""
         return service().join(match_id, body.get("name"))
 
 
+# A version as If-Match carries it: "17", 17, W/"17", or a seat view's ETag "17-2" (the part
+# after the dash names the viewer, not the version). ASCII digits only: str.isdigit() takes
+# "²", which int() then refuses.
+_IF_MATCH = re.compile(r'(?:W/)?"?([0-9]{1,15})(?:-[0-9]{1,2})?"?')
+
+
 def _if_match(raw: str | None) -> int | None:
     if raw is None:
         return None
-    value = raw.strip()
-    if value.startswith("W/"):
-        value = value[2:]
-    value = value.strip('"')
-    if not value.isdigit():
-        raise ApiError(412, "version_conflict", f"If-Match must be a version number, got {raw!r}")
-    return int(value)
+    found = _IF_MATCH.fullmatch(raw.strip())
+    if found is None:
+        raise ApiError(412, "version_conflict", f"If-Match must be a version number, got {raw[:40]!r}")
+    return int(found.group(1))
 
 
 @blp.route("/<match_id>/actions")
@@ -117,7 +130,7 @@ class Actions(MethodView):
     @blp.arguments(ActionHeadersSchema(), location="headers")
     @blp.arguments(ActionSchema())
     @blp.view_response(200, ViewSchema)
-    @_errors(401, 404, 409, 412, 422)
+    @_errors(401, 404, 409, 412, 413, 422)
     @blp.doc(security=AUTH)
     def post(self, headers, action, match_id):
         """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view"""
@@ -182,22 +195,22 @@ class Events(MethodView):
 
 @blp.route("/<match_id>/stream")
 class Stream(MethodView):
+    @blp.arguments(StreamHeadersSchema(), location="headers")
+    @blp.arguments(StreamQuerySchema(), location="query")
     @blp.response(200, content_type="text/event-stream")
-    @_errors(401, 404)
+    @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
-    def get(self, match_id):
+    def get(self, headers, query, match_id):
         """The same events as Server-Sent Events; resumes after Last-Event-ID"""
         svc = service()
         seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
-        after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
-        if not after.isdigit():
-            raise ApiError(422, "validation_error", "Last-Event-ID must be an event seq number")
+        resume = headers.get("last_event_id", query["after"])
 
         # Registered before the answer starts, so an unreachable Redis is still a JSON 503;
         # freed when the server closes the response, however the stream ended.
         waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
 
-        def generate(after=int(after)):
+        def generate(after=resume):
             # A stream still ends after a while (proxies drop long responses, and a token that
             # leaves its seat should not listen on for ever); EventSource reconnects with
             # Last-Event-ID by itself.
@@ -221,7 +234,7 @@ class Stream(MethodView):
 class History(MethodView):
     @blp.response(200, HistorySchema)
     @_errors(401, 404, 409)
-    @blp.doc(security=OPTIONAL_AUTH)
+    @blp.doc(security=AUTH)
     def get(self, match_id):
         """After the match: every event unredacted, the seed and the initial deck"""
-        return service().history(match_id, bearer_token())
+        return service().history(match_id, bearer_token(), required=True)

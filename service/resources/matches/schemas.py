@@ -1,4 +1,11 @@
-"""Schemas of matches: creation, seats, views, actions, events. They are the OpenAPI contract."""
+"""Schemas of matches: creation, seats, views, actions, events. They are the OpenAPI contract.
+
+Every number a client sends is bounded here, so nothing out of range reaches an engine, the
+match record or Redis (docs/api.md "Limits").
+"""
+
+import re
+from typing import Any
 
 import marshmallow as ma
 
@@ -9,10 +16,96 @@ from service.extensions import Schema
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
+# Event seq numbers and versions a client may send back (events `after`, Last-Event-ID).
+MAX_SEQ = 2**31 - 1
+NAME_LENGTH = 40
+# Bounds of what a game option or an action field may hold at all; each game's own, tighter
+# ones are in /v1/games and checked by the engine.
+OPTION_INT = 10**9
+ACTION_INT = 1000
+ACTION_DEPTH = 4
+
+# Characters no name may hold: C0 and C1 controls (NUL, line feeds, escapes, DEL), the line
+# and paragraph separators, the bidirectional embeddings, overrides and isolates (they make a
+# name display as something else and can reorder the text around it) and lone surrogates
+# (not text at all: they cannot be encoded as UTF-8).
+_NAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _check_name(value: str) -> None:
+    if _NAME_FORBIDDEN.search(value):
+        raise ma.ValidationError(
+            "a name may not hold control characters, line separators, bidirectional overrides "
+            "or lone surrogates"
+        )
+    if not value.strip():
+        raise ma.ValidationError("a name must hold more than spaces")
+
+
+def name_field() -> ma.fields.String:
+    return ma.fields.String(
+        validate=[ma.validate.Length(min=1, max=NAME_LENGTH), _check_name],
+        metadata={"description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters"},
+    )
+
+
+def _check_option_value(value: Any) -> None:
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if not -OPTION_INT <= value <= OPTION_INT:
+            raise ma.ValidationError(f"an option's integer must lie within ±{OPTION_INT}")
+    elif isinstance(value, str):
+        if len(value) > NAME_LENGTH:
+            raise ma.ValidationError(f"an option's string is at most {NAME_LENGTH} characters")
+    else:
+        raise ma.ValidationError("an option is a boolean, an integer, a string or null")
+
+
+OPTION_VALUE = ma.fields.Raw(
+    allow_none=True,
+    validate=_check_option_value,
+    metadata={
+        "oneOf": [
+            {"type": "boolean"},
+            {"type": "integer", "minimum": -OPTION_INT, "maximum": OPTION_INT},
+            {"type": "string", "maxLength": NAME_LENGTH},
+            {"type": "null"},
+        ]
+    },
+)
+
+
+def _check_action_value(value: Any, depth: int = 0) -> None:
+    """An action field is a card code, a number, a meld id, or lists and objects of those:
+    shallow, with small integers (an index or a bid). Deeper or larger is refused here."""
+    if depth > ACTION_DEPTH:
+        raise ma.ValidationError(f"nested more than {ACTION_DEPTH} levels deep")
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value <= ACTION_INT:
+            raise ma.ValidationError(f"numbers in an action lie from 0 to {ACTION_INT}")
+    elif isinstance(value, float):
+        raise ma.ValidationError("numbers in an action are integers")
+    elif isinstance(value, list):
+        for item in value:
+            _check_action_value(item, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_action_value(item, depth + 1)
+
+
+def action_field(description: str) -> ma.fields.Raw:
+    return ma.fields.Raw(
+        validate=_check_action_value,
+        metadata={
+            "description": f"{description} (integers 0–{ACTION_INT}, at most {ACTION_DEPTH} levels deep)"
+        },
+    )
+
 
 class SeatInSchema(Schema):
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
-    name = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+    name = name_field()
     level = ma.fields.String(validate=ma.validate.OneOf(BOT_LEVELS))
 
     @ma.validates_schema
@@ -23,14 +116,20 @@ class SeatInSchema(Schema):
 
 class CreateMatchSchema(Schema):
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
-    options = ma.fields.Dict(keys=ma.fields.String(), load_default=dict)
+    options = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(max=NAME_LENGTH)),
+        values=OPTION_VALUE,
+        load_default=dict,
+        metadata={"description": "the game's options (GET /v1/games lists them with their bounds)"},
+    )
     seats = ma.fields.List(
         ma.fields.Nested(SeatInSchema), required=True, validate=ma.validate.Length(min=1, max=8)
     )
-    seed = ma.fields.Integer(validate=ma.validate.Range(min=0, max=2**63 - 1), allow_none=True)
+    seed = ma.fields.Integer(strict=True, validate=ma.validate.Range(min=0, max=2**63 - 1), allow_none=True)
     deck = ma.fields.List(
         CARD,
         allow_none=True,
+        validate=ma.validate.Length(max=216),
         metadata={"description": "stock order, top card first; needs CARDTABLE_ALLOW_STACKED_DECK=1"},
     )
 
@@ -48,7 +147,7 @@ class CreatedSchema(Schema):
 
 
 class JoinSchema(Schema):
-    name = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+    name = name_field()
 
 
 class JoinedSchema(Schema):
@@ -136,14 +235,24 @@ class ActionSchema(Schema):
             "take_discard | take_closing (by game)"
         },
     )
-    tricks = ma.fields.Raw(metadata={"description": "spades bid: 0–13"})
-    card = ma.fields.Raw(metadata={"description": "card code"})
-    pile = ma.fields.Raw(metadata={"description": "stock | discard"})
-    melds = ma.fields.Raw(metadata={"description": "žolíky: list of melds, each a list of card codes"})
-    lay_offs = ma.fields.Raw(metadata={"description": "žolíky: list of {meld, cards}"})
-    meld = ma.fields.Raw(metadata={"description": 'žolíky: meld id ("m2") or index of a new meld'})
-    cards = ma.fields.Raw(metadata={"description": "žolíky: cards to lay off"})
-    discard = ma.fields.Raw(metadata={"description": "žolíky take_closing: the closing discard"})
+    tricks = ma.fields.Integer(
+        strict=True, validate=ma.validate.Range(min=0, max=13), metadata={"description": "spades bid"}
+    )
+    card = action_field("card code")
+    pile = action_field("stock | discard")
+    melds = action_field("žolíky: list of melds, each a list of card codes")
+    lay_offs = action_field("žolíky: list of {meld, cards}")
+    meld = action_field('žolíky: meld id ("m2") or index of a new meld')
+    cards = action_field("žolíky: cards to lay off")
+    discard = action_field("žolíky take_closing: the closing discard")
+
+    @ma.validates_schema(pass_original=True)
+    def _bounded_extras(self, data, original, **kwargs):
+        # Unknown fields are passed on (the engine names them in its refusal); they are
+        # bounded like the known ones.
+        if isinstance(original, dict):
+            for key in set(original) - set(self.fields):
+                _check_action_value(original[key], 1)
 
 
 class ActionHeadersSchema(Schema):
@@ -153,9 +262,24 @@ class ActionHeadersSchema(Schema):
     )
 
 
+SEQ = ma.validate.Range(min=0, max=MAX_SEQ)
+
+
 class EventsQuerySchema(Schema):
-    after = ma.fields.Integer(load_default=0, validate=ma.validate.Range(min=0))
+    after = ma.fields.Integer(load_default=0, validate=SEQ, metadata={"description": "last seq you have"})
     wait = ma.fields.Float(load_default=0, validate=ma.validate.Range(min=0, max=30))
+
+
+class StreamQuerySchema(Schema):
+    after = ma.fields.Integer(
+        load_default=0, validate=SEQ, metadata={"description": "last seq you have; Last-Event-ID wins"}
+    )
+
+
+class StreamHeadersSchema(Schema):
+    last_event_id = ma.fields.Integer(
+        data_key="Last-Event-ID", validate=SEQ, metadata={"description": "seq of the last event received"}
+    )
 
 
 class EventSchema(Schema):
