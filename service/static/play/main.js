@@ -161,7 +161,8 @@ function handEl(v) {
           onclick: playable.size || c ? () => onHandCard(code, i) : undefined,
         }),
   );
-  const others = legal.filter((a) => !a.card && !isTemplate(a) && a.type !== "bid");
+  // Resigning has its own button (with a confirmation) beside the match controls.
+  const others = legal.filter((a) => !a.card && !isTemplate(a) && a.type !== "bid" && a.type !== "resign");
   const bids = legal.filter((a) => a.type === "bid");
   const types = new Set(legal.map((a) => a.type));
   return h(
