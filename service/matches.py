@@ -21,7 +21,7 @@ from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
 from service import codec
 from service.config import Config
-from service.store import IN_PROGRESS, Loaded, Store, channel
+from service.store import IN_PROGRESS, Loaded, Store
 
 log = logging.getLogger("cardtable.matches")
 
@@ -173,9 +173,8 @@ class MatchService:
         loaded = self.load(match_id)
         raw = self.store.events(match_id, after)
         if not raw and wait > 0:
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = self.store.subscribe(match_id)
             try:
-                pubsub.subscribe(channel(match_id))
                 raw = self.store.events(match_id, after)  # written between the read and SUBSCRIBE
                 deadline = time.monotonic() + wait
                 while not raw:

@@ -7,6 +7,7 @@ Cluster slot and the Lua scripts may touch all of them.
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import threading
 import zlib
@@ -15,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from service import codec
+from service.cluster import Group, Router
 
 # KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
 # KEYS[2] events list, KEYS[3] idempotency key (ignored when ARGV[6] is '')
@@ -45,6 +48,9 @@ end
 redis.call('PUBLISH', ARGV[8], ARGV[2])
 return 1
 """
+# On a cluster a plain PUBLISH goes to every node; a shard channel (the match's hash tag, so
+# the slot the script already writes) only to the nodes of that slot.
+_COMMIT_SHARDED = _COMMIT.replace("'PUBLISH'", "'SPUBLISH'")
 
 # KEYS[1] idempotency key. ARGV[1] marker for a request in progress, ARGV[2] its expiry.
 # Returns nil when the key was free (now claimed), else the stored value.
@@ -77,10 +83,14 @@ return 1
 
 IN_PROGRESS = "in-progress"
 METRICS_KEY = "ct:metrics"
+# On a cluster the counters every request bumps are split over this many hashes, each under its
+# own hash tag, so no one node takes them all (Store.metrics adds them up).
+SHARDS = 64
 # Matches that may need a worker (a bot's turn, a turn clock), scored by when the sweeper
 # should look at them (docs/architecture.md, "No match stalls"). One key for all matches, so
-# outside the `{m:<id>}` hash tags: under Redis Cluster it lives in a slot of its own and is
-# written beside the commit, never inside its script.
+# outside the `{m:<id>}` hash tags and written beside the commit, never inside its script. It
+# lives on the queue Redis (REDIS_URL) with the jobs it guards, never on a state cluster, where
+# it would be one hot key (docs/deployment.md).
 DUE_KEY = "ct:due"
 
 
@@ -112,14 +122,44 @@ class Loaded:
     events: int
 
 
+class ReplicaTimeout(redis.ConnectionError):
+    """A commit was written on the master but no replica confirmed it in time
+    (CARDTABLE_REPLICA_ACKS): not acknowledged, so a 503 the client may retry."""
+
+
 class Store:
-    def __init__(self, client: redis.Redis):
+    """`client` is the queue Redis (REDIS_URL: RQ, the due index); `state` holds the matches,
+    the rate counts and the metrics (CARDTABLE_STATE_URL; the same Redis by default). With
+    `replica_acks`, a commit is acknowledged only once that many replicas hold it (Redis WAIT,
+    up to `replica_wait_ms`)."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        state: redis.Redis | RedisCluster | None = None,
+        replica_acks: int = 0,
+        replica_wait_ms: int = 1000,
+    ):
         self.redis = client
-        self._commit = client.register_script(_COMMIT)
-        self._claim = client.register_script(_CLAIM)
-        self._archive = client.register_script(_ARCHIVE)
+        self.state: Any = client if state is None else state
+        # On one server for everything the hot path is one connection; else a Router groups
+        # each round trip by server (the queue Redis, the state Redis or cluster node).
+        self.router = None if state is None or state is client else Router(state, client)
+        self.cluster = isinstance(state, RedisCluster)
+        self.shards = SHARDS if self.cluster else 1
+        self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
+        self._commit_src = _COMMIT_SHARDED if self.cluster else _COMMIT
+        self._commit = self.state.register_script(self._commit_src)
+        self._claim = self.state.register_script(_CLAIM)
+        self._archive = self.state.register_script(_ARCHIVE)
         self._reschedule = client.register_script(_RESCHEDULE)
         self._local = threading.local()
+
+    def ping(self) -> None:
+        """Raise unless both the queue Redis and the match state answer (/readyz)."""
+        self.redis.ping()
+        if self.state is not self.redis:
+            self.state.ping()
 
     # --- the hot path: one connection per thread ----------------------------
     # Every request loads a match and every move commits one. Through redis-py's client a
@@ -130,7 +170,7 @@ class Store:
     def _connection(self):
         local = self._local
         if getattr(local, "pid", None) != os.getpid():  # never share a socket across a fork
-            local.conn, local.pid = self.redis.connection_pool.make_connection(), os.getpid()
+            local.conn, local.pid = self.state.connection_pool.make_connection(), os.getpid()
         return local.conn
 
     def _roundtrip(self, commands: list[tuple], retry: bool) -> list[Any]:
@@ -152,15 +192,28 @@ class Store:
             conn.disconnect()
             raise
 
+    def _exchange(self, groups: list[Group], retry: bool) -> list[list[Any]]:
+        """Each group's replies, all in one round trip: on one Redis a single write on this
+        thread's connection; on a cluster one write per node that owns a group's key."""
+        if self.router is not None:
+            return self.router.roundtrip(groups, retry)
+        replies = self._roundtrip([c for _, commands in groups for c in commands], retry)
+        out, at = [], 0
+        for _, commands in groups:
+            out.append(replies[at : at + len(commands)])
+            at += len(commands)
+        return out
+
     def load(self, match_id: str) -> Loaded | None:
-        read = ("HMGET", _key(match_id, "match"), "v", "n", "data")
+        key = _key(match_id, "match")
+        read = ("HMGET", key, "v", "n", "data")
         pending = _pending_rate.get()
         if pending is None:
-            ((v, n, data),) = self._roundtrip([read], retry=True)
+            (((v, n, data),),) = self._exchange([(key, [read])], retry=True)
         else:
             _pending_rate.set(None)
-            count, _, _, (v, n, data) = self._roundtrip(
-                [*self._count_commands(*pending[:3]), read], retry=True
+            (count, *_), ((v, n, data),) = self._exchange(
+                [self._count_group(*pending[:3]), (key, [read])], retry=True
             )
             if count > pending[3]:
                 raise RateLimited(pending[3])
@@ -200,39 +253,53 @@ class Store:
             *(codec.dumps(e) for e in events),
         ]
         keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
-        pre = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
+        pre: list[Group] = [] if due is None else [(None, [("ZADD", DUE_KEY, f"{due:.3f}", match_id)])]
         try:
-            return self._run_commit(keys, args, pre)
+            written, acked = self._run_commit(keys, args, pre)
         except (redis.ConnectionError, redis.TimeoutError):
             # The connection dropped before the answer came: the write may or may not have
             # happened. Its id, stored with it, tells which (asked on a new connection, which
             # raises in turn if Redis is still away).
-            ((version, write_id),) = self._roundtrip([("HMGET", keys[0], "v", "w")], retry=True)
-            if version == str(new_version).encode() and write_id == args[8].encode():
+            check = [(keys[0], [("HMGET", keys[0], "v", "w")])]
+            (((version, write_id),),) = self._exchange(check, retry=True)
+            if version == str(new_version).encode() and write_id == str(args[8]).encode():
+                if self._wait is not None:
+                    # Written, but whether a replica holds it is unknown (WAIT only counts
+                    # this connection's writes): not acknowledged.
+                    raise ReplicaTimeout("the commit's replication is unknown") from None
                 return True
             if version == (None if expected is None else str(expected).encode()):
                 # Not written, and nobody else wrote: send it once more (the version check in
                 # the script still guards it). Callers never see the lost attempt: a bot's
                 # job or a clock's would otherwise end as stale and leave the match waiting.
-                return self._run_commit(keys, args, pre)
-            raise  # another writer since: whether ours came first is unknowable
+                written, acked = self._run_commit(keys, args, pre)
+            else:
+                raise  # another writer since: whether ours came first is unknowable
+        if written and self._wait is not None and acked < self._wait[1]:
+            raise ReplicaTimeout(f"{acked} of {self._wait[1]} replicas confirmed the commit in time")
+        return written
 
-    def _run_commit(self, keys: list[str], args: list[Any], pre: list[tuple] | None = None) -> bool:
+    def _run_commit(self, keys: list[str], args: list[Any], pre: list[Group]) -> tuple[bool, int]:
+        """Whether the script wrote, and how many replicas confirmed it (WAIT, on the same
+        connection right after the script, counts this connection's writes)."""
+        wait = [] if self._wait is None else [self._wait]
         try:
-            *_, written = self._roundtrip(
-                [*(pre or []), ("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False
+            *_, replies = self._exchange(
+                [*pre, (keys[0], [("EVALSHA", self._commit.sha, 3, *keys, *args), *wait])], retry=False
             )
         except redis.exceptions.NoScriptError:
             # Redis restarted or its script cache was flushed: EVAL loads the script again.
-            (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
-        return bool(written)
+            ((*replies,),) = self._exchange(
+                [(keys[0], [("EVAL", self._commit_src, 3, *keys, *args), *wait])], retry=False
+            )
+        return bool(replies[0]), int(replies[1]) if wait else 0
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
         """Stored events with seq > after (seq counts from 1)."""
         after = max(after, 0)
-        raw = self.redis.lrange(_key(match_id, "events"), after, -1)
+        raw = self.state.lrange(_key(match_id, "events"), after, -1)
         if not raw:
-            archived = self.redis.hget(_key(match_id, "match"), "z")
+            archived = self.state.hget(_key(match_id, "match"), "z")
             if archived is not None:
                 return codec.loads(zlib.decompress(archived))[after:]
         return [codec.loads(e) for e in raw]
@@ -244,10 +311,27 @@ class Store:
         Spades match writes over 2,000 of them, 130 KB of JSON) becomes one zlib blob of about a
         tenth of the size, read whole by the rare events or history call on a finished match.
         """
-        raw = self.redis.lrange(_key(match_id, "events"), 0, -1)
+        raw = self.state.lrange(_key(match_id, "events"), 0, -1)
         blob = zlib.compress(b"[" + b",".join(raw) + b"]", 6)
         keys = [_key(match_id, "match"), _key(match_id, "events")]
         return bool(self._archive(keys=keys, args=[version, blob]))
+
+    def subscribe(self, match_id: str) -> Any:
+        """A pub/sub subscribed to the match's commits (get_message() wakes on each). On a
+        cluster, a shard channel on the node that owns the match's slot (SSUBSCRIBE)."""
+        chan = channel(match_id)
+        if not self.cluster:
+            pubsub = self.state.pubsub(ignore_subscribe_messages=True)
+            pubsub.subscribe(chan)
+            return pubsub
+        node = self.state.get_node_from_key(chan)
+        pubsub = node.redis_connection.pubsub(ignore_subscribe_messages=True)
+        try:
+            pubsub.ssubscribe(chan)
+        except BaseException:
+            pubsub.close()
+            raise
+        return pubsub
 
     # --- idempotency -------------------------------------------------------
     def idempotency_key(self, match_id: str, seat: int, key: str) -> str:
@@ -260,17 +344,28 @@ class Store:
 
     def release_idempotency(self, full_key: str) -> None:
         """A rejected request stores nothing: free the key it claimed."""
-        self.redis.delete(full_key)
+        self.state.delete(full_key)
 
-    # --- rate limiting (not per match, so outside the match hash tag) ------
-    @staticmethod
-    def _count_commands(client_id: str, window: int, endpoint: str) -> list[tuple]:
-        key = f"ct:rl:{client_id}:{window}"
-        return [("INCR", key), ("EXPIRE", key, 2), ("HINCRBY", METRICS_KEY, f"requests:{endpoint}", 1)]
+    # --- rate limiting and metrics (not per match, so outside the match hash tag) ---
+    def _shard(self, client_id: str) -> int:
+        """One client's rate count and the request counter it bumps share a slot, so the two
+        travel in one command group; clients spread over SHARDS slots (one on one Redis)."""
+        return zlib.crc32(client_id.encode()) % self.shards
+
+    def _metrics_key(self, shard: int) -> str:
+        return METRICS_KEY if self.shards == 1 else f"{METRICS_KEY}:{{s{shard}}}"
+
+    def _count_group(self, client_id: str, window: int, endpoint: str) -> Group:
+        shard = self._shard(client_id)
+        tag = "" if self.shards == 1 else f"{{s{shard}}}:"
+        key = f"ct:rl:{tag}{client_id}:{window}"
+        metrics = self._metrics_key(shard)
+        return key, [("INCR", key), ("EXPIRE", key, 2), ("HINCRBY", metrics, f"requests:{endpoint}", 1)]
 
     def hit_rate(self, client_id: str, window: int, endpoint: str) -> int:
         """Count a request of `client_id` in this one-second window (and in the metrics)."""
-        return int(self._roundtrip(self._count_commands(client_id, window, endpoint), retry=True)[0])
+        ((count, *_),) = self._exchange([self._count_group(client_id, window, endpoint)], retry=True)
+        return int(count)
 
     def defer_rate(self, client_id: str, window: int, endpoint: str, limit: int) -> None:
         """Count this request with the next match load, which then raises RateLimited if over."""
@@ -283,20 +378,33 @@ class Store:
             _pending_rate.set(None)
             self.hit_rate(*pending[:3])
 
+    def _any_metrics_key(self) -> str:
+        return self._metrics_key(random.randrange(self.shards))
+
     def metrics(self) -> dict[str, float]:
-        return {k.decode(): float(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
+        keys = [self._metrics_key(i) for i in range(self.shards)]
+        with self.state.pipeline(transaction=False) as p:
+            for key in keys:
+                p.hgetall(key)
+            shards = p.execute()
+        total: dict[str, float] = {}
+        for shard in shards:
+            for k, v in shard.items():
+                total[k.decode()] = total.get(k.decode(), 0.0) + float(v)
+        return total
 
     def count(self, name: str, by: int = 1) -> None:
         """Add to a counter every process shares (shown by /metrics)."""
-        self.redis.hincrby(METRICS_KEY, name, by)
+        self.state.hincrby(self._any_metrics_key(), name, by)
 
     def observe(self, name: str, value: float, buckets: tuple[float, ...]) -> None:
         """One observation of a histogram: its bucket (not cumulative), sum and count."""
         bucket = next((f"{b:g}" for b in buckets if value <= b), "+Inf")
-        with self.redis.pipeline(transaction=False) as p:
-            p.hincrby(METRICS_KEY, f"{name}_bucket:{bucket}", 1)
-            p.hincrbyfloat(METRICS_KEY, f"{name}_sum", value)
-            p.hincrby(METRICS_KEY, f"{name}_count", 1)
+        key = self._any_metrics_key()
+        with self.state.pipeline(transaction=False) as p:
+            p.hincrby(key, f"{name}_bucket:{bucket}", 1)
+            p.hincrbyfloat(key, f"{name}_sum", value)
+            p.hincrby(key, f"{name}_count", 1)
             p.execute()
 
     # --- the due index (see DUE_KEY) ------------------------------------------
@@ -322,5 +430,5 @@ class Store:
         """Bytes Redis spends on a match's state and events (for benchmarks)."""
         total = 0
         for part in ("match", "events"):
-            total += self.redis.memory_usage(_key(match_id, part), samples=0) or 0
+            total += self.state.memory_usage(_key(match_id, part), samples=0) or 0
         return total

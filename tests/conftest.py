@@ -75,3 +75,16 @@ def app(config):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster():
+    """A real 6-node Redis Cluster (3 masters, 3 replicas) for the cluster tests."""
+    from tests.cluster_helpers import Cluster, missing
+
+    why = missing()
+    if why:
+        pytest.skip(why)
+    cluster = Cluster()
+    yield cluster
+    cluster.stop()
