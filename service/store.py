@@ -254,6 +254,11 @@ class Store:
         ]
         keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
         pre: list[Group] = [] if due is None else [(None, [("ZADD", DUE_KEY, f"{due:.3f}", match_id)])]
+        if pre and self.router is not None:
+            # The due index is on the queue Redis, another server: it must hold the entry before
+            # the commit can happen (a queue Redis that is away fails the move, not the match).
+            self._exchange(pre, retry=True)
+            pre = []
         try:
             written, acked = self._run_commit(keys, args, pre)
         except (redis.ConnectionError, redis.TimeoutError):
