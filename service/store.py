@@ -22,7 +22,7 @@ from service import codec
 from service.cluster import Group, Router
 
 # KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
-# KEYS[2] events list, KEYS[3] idempotency key (ignored when ARGV[6] is '')
+# KEYS[2] events list, KEYS[3] idempotency key (only when ARGV[6] is not '')
 # ARGV[1] expected version ('-1': the match must not exist yet), ARGV[2] new version,
 # ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
 # ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
@@ -239,7 +239,7 @@ class Store:
         sweeper finds. An entry left by a commit that lost its race costs one look.
         """
         new_version = 0 if expected is None else expected + 1
-        idem_key, idem_value, idem_ttl = idempotency or (_key(match_id, "idem:-"), "", 0)
+        idem_key, idem_value, idem_ttl = idempotency or ("", "", 0)
         args = [
             -1 if expected is None else expected,
             new_version,
@@ -252,7 +252,10 @@ class Store:
             secrets.token_hex(8),
             *(codec.dumps(e) for e in events),
         ]
-        keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
+        # Only keys the script writes: on a cluster, a slot being migrated serves a script only
+        # if every key it names exists on one side (else TRYAGAIN), and an unused placeholder
+        # never does.
+        keys = [_key(match_id, "match"), _key(match_id, "events"), *([idem_key] if idem_key else [])]
         pre: list[Group] = [] if due is None else [(None, [("ZADD", DUE_KEY, f"{due:.3f}", match_id)])]
         if pre and self.router is not None:
             # The due index is on the queue Redis, another server: it must hold the entry before
@@ -288,15 +291,13 @@ class Store:
         """Whether the script wrote, and how many replicas confirmed it (WAIT, on the same
         connection right after the script, counts this connection's writes)."""
         wait = [] if self._wait is None else [self._wait]
+        script = (len(keys), *keys, *args)
         try:
-            *_, replies = self._exchange(
-                [*pre, (keys[0], [("EVALSHA", self._commit.sha, 3, *keys, *args), *wait])], retry=False
-            )
+            commit = [("EVALSHA", self._commit.sha, *script), *wait]
+            *_, replies = self._exchange([*pre, (keys[0], commit)], retry=False)
         except redis.exceptions.NoScriptError:
             # Redis restarted or its script cache was flushed: EVAL loads the script again.
-            ((*replies,),) = self._exchange(
-                [(keys[0], [("EVAL", self._commit_src, 3, *keys, *args), *wait])], retry=False
-            )
+            ((*replies,),) = self._exchange([(keys[0], [("EVAL", self._commit_src, *script), *wait])], retry=False)
         return bool(replies[0]), int(replies[1]) if wait else 0
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:

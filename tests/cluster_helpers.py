@@ -112,6 +112,28 @@ class Cluster:
                 return int(master[1])
         raise AssertionError(f"no master owns slot {slot}")
 
+    def node_id(self, port: int) -> str:
+        return redis.Redis(port=port).execute_command("CLUSTER", "MYID").decode()
+
+    def masters(self) -> list[int]:
+        return [p for p in self.alive() if redis.Redis(port=p).info("replication")["role"] == "master"]
+
+    def migrate_slot(self, key: str, to: int, between=lambda step: None) -> None:
+        """Move `key`'s slot to the master on port `to` the way `redis-cli --cluster reshard`
+        does, calling `between(step)` after each step (clients then meet ASK, TRYAGAIN, MOVED)."""
+        src = self.master_of(key)
+        source, target = redis.Redis(port=src), redis.Redis(port=to)
+        slot = source.cluster("keyslot", key)
+        target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", self.node_id(src))
+        source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", self.node_id(to))
+        between("migrating")
+        while keys := source.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100):
+            source.execute_command("MIGRATE", "127.0.0.1", to, "", 0, 5000, "KEYS", *keys)
+        between("moved keys")
+        for port in self.masters():
+            redis.Redis(port=port).execute_command("CLUSTER", "SETSLOT", slot, "NODE", self.node_id(to))
+        between("done")
+
     def kill(self, port: int) -> None:
         self.procs[port].kill()
         self.procs[port].wait(10)

@@ -85,6 +85,38 @@ class Player:
             self.acked = max(self.acked, resp.get_json()["version"])
 
 
+def test_a_match_whose_slot_moves_to_another_master_goes_on(own_cluster, queue_url):
+    """Resharding under a live match: the API follows ASK and MOVED and the match plays on at
+    every step; a commit refused while keys are half-moved (TRYAGAIN) is a 503, never a 500."""
+    config = Config(REDIS_URL=queue_url, STATE_URL=own_cluster.url, RATE_LIMIT=0)
+    client = create_app(config).test_client()
+    created = client.post("/v1/matches", json={"game": "spades", "seats": HUMANS4, "seed": 4}).get_json()
+    match_id = created["id"]
+    key = f"ct:{{m:{match_id}}}:match"
+    player = Player(client, match_id, [s["token"] for s in created["seats"]])
+    while player.acked < 5:
+        player.step()
+    to = next(p for p in own_cluster.masters() if p != own_cluster.master_of(key))
+    seen: dict[str, int] = {}
+
+    def between(step: str) -> None:
+        start = player.acked
+        for _ in range(6):
+            player.step()
+        seen[step] = player.acked - start
+
+    own_cluster.migrate_slot(key, to, between)
+    assert own_cluster.master_of(key) == to
+    # Keys all on the old master, then all on the new one (ASK followed), then MOVED followed.
+    assert seen["migrating"] > 0 and seen["moved keys"] > 0 and seen["done"] > 0, seen
+    assert {status for status, _ in player.others} <= {412}, player.others
+    events = client.get(f"/v1/matches/{match_id}/events").get_json()
+    # A refused commit (TRYAGAIN, MOVED, ASK) was not executed: the match is at the last
+    # acknowledged version, with one event sequence.
+    assert events["version"] == player.acked
+    assert [e["seq"] for e in events["events"]] == list(range(1, len(events["events"]) + 1))
+
+
 def test_a_killed_master_fails_over_and_no_acknowledged_move_is_lost(own_cluster, queue_url):
     config = Config(
         REDIS_URL=queue_url, STATE_URL=own_cluster.url, REPLICA_ACKS=1, RATE_LIMIT=0, ALLOW_STACKED_DECK=True
