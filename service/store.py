@@ -297,7 +297,8 @@ class Store:
             *_, replies = self._exchange([*pre, (keys[0], commit)], retry=False)
         except redis.exceptions.NoScriptError:
             # Redis restarted or its script cache was flushed: EVAL loads the script again.
-            ((*replies,),) = self._exchange([(keys[0], [("EVAL", self._commit_src, *script), *wait])], retry=False)
+            reload = [("EVAL", self._commit_src, *script), *wait]
+            ((*replies,),) = self._exchange([(keys[0], reload)], retry=False)
         return bool(replies[0]), int(replies[1]) if wait else 0
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
