@@ -49,9 +49,9 @@ def phase(args, name: str, env: dict) -> dict:
 
 def spread(cluster: Cluster, queue_url: str, matches: int) -> str:
     """Create `matches` Spades matches of four people and play each one's first bid (in-process,
-    through the real app and Redis): the commands each master ran meanwhile. Every creation
-    comes from one address, whose rate count is one key on one node (a real deployment has
-    many clients): bids, with their seat's token, are counted per token."""
+    through the real app and Redis): the commands each master ran meanwhile. Each match is
+    created from an address of its own, as by many clients: one address's rate count is one
+    key, on one node."""
     from service.app import create_app
     from service.config import Config
 
@@ -61,8 +61,10 @@ def spread(cluster: Cluster, queue_url: str, matches: int) -> str:
     masters = cluster.masters()
     before = {p: commands(p) for p in masters}
     for i in range(matches):
-        created = client.post("/v1/matches", json={"game": "spades", "seats": seats, "seed": i}).get_json()
-        turn = client.get(f"/v1/matches/{created['id']}").get_json()["turn"]["seat"]
+        who = {"REMOTE_ADDR": f"10.0.{i // 256}.{i % 256}"}
+        body = {"game": "spades", "seats": seats, "seed": i}
+        created = client.post("/v1/matches", json=body, environ_base=who).get_json()
+        turn = client.get(f"/v1/matches/{created['id']}", environ_base=who).get_json()["turn"]["seat"]
         token = created["seats"][turn]["token"]
         bid, auth = {"type": "bid", "tricks": 3}, {"Authorization": f"Bearer {token}"}
         client.post(f"/v1/matches/{created['id']}/actions", json=bid, headers=auth)
