@@ -47,7 +47,8 @@ def two_apis(queue_url, redis_cluster):  # noqa: F811
     procs, bases = [], []
     for _ in range(2):
         port = free_port()
-        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1", "--threads", "4"]
+        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+        command += ["--workers", "1", "--threads", "4"]
         procs.append(subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True))
         bases.append(f"http://127.0.0.1:{port}")
     workers = start_workers(queue_url, redis_cluster.url)
