@@ -21,6 +21,24 @@ def _default_data_dir() -> str:
     return os.path.join(base, "cardtable")
 
 
+def raise_open_file_limit() -> int:
+    """Raise this process's soft limit of open files to its hard limit (children inherit it):
+    every waiting long-poll or stream is an open socket, and 1,024, a common default, is few."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    # An unlimited hard limit is not a value the soft one may take: Linux caps at nr_open.
+    target = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    if soft == resource.RLIM_INFINITY or soft >= target:
+        return soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError) as e:
+        log.warning("could not raise the open-file limit from %s to %s: %s", soft, target, e)
+        return soft
+    return target
+
+
 class _Child:
     """A process `serve` runs; with `restart`, started again when it dies instead of stopping all."""
 
@@ -116,6 +134,7 @@ def _supervise(children: list[_Child]) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    log.info("open-file limit %s", raise_open_file_limit())
     env = dict(os.environ)
     children: list[_Child] = []
     if not env.get("REDIS_URL"):
@@ -124,12 +143,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sys.executable, "-m", "gunicorn", "service.wsgi:app",
         "--bind", f"{args.host}:{args.port}",
         "--workers", str(args.workers),
-        "--worker-class", "gthread",
-        "--threads", str(args.threads),
+        "--worker-class", args.worker_class,
         # One listening socket per worker so the kernel spreads connections over them:
         # with a shared socket the first worker to wake keeps nearly every keep-alive client.
         "--reuse-port",
     ]  # fmt: skip
+    if args.worker_class == "gevent":
+        # Every open connection is a greenlet; a waiting long-poll or stream is one of them.
+        gunicorn += ["--worker-connections", str(args.worker_connections)]
+    else:
+        gunicorn += ["--threads", str(args.threads)]
     if args.access_log:
         # Only when asked: even into /dev/null gunicorn formats a line per request.
         gunicorn += ["--access-logfile", "-"]
@@ -171,15 +194,14 @@ def _progress(done: int, total: int) -> None:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from engines import tournament
-    from engines.base import BOT_LEVELS
     from engines.registry import GAMES
 
     if args.game not in GAMES:
         sys.exit(f"unknown game {args.game!r}; choose from {', '.join(sorted(GAMES))}")
     levels = [lv.strip() for lv in args.seats.split(",")]
-    bad = [lv for lv in levels if lv not in (*BOT_LEVELS, "random")]
+    bad = [lv for lv in levels if lv not in tournament.LEVELS]
     if bad or len(levels) < 2:
-        sys.exit(f"--seats takes two or more of {', '.join((*BOT_LEVELS, 'random'))}, comma-separated")
+        sys.exit(f"--seats takes two or more of {', '.join(tournament.LEVELS)}, comma-separated")
     options = json.loads(args.options) if args.options else {}
     result = tournament.run(
         GAMES[args.game], levels, args.matches, args.seed, options, None if args.quiet else _progress
@@ -225,7 +247,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    serve.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    serve.add_argument(
+        "--worker-class",
+        choices=("gevent", "gthread"),
+        default="gevent",
+        help="gevent: requests are greenlets, so waiting long-polls and streams cost no thread "
+        "(docs/architecture.md); gthread: a fixed number of threads per worker",
+    )
+    serve.add_argument(
+        "--worker-connections",
+        type=int,
+        default=10000,
+        help="open connections per worker with gevent, waiting long-polls and streams included",
+    )
+    serve.add_argument(
+        "--threads", type=int, default=8, help="threads per worker with --worker-class gthread"
+    )
     serve.add_argument("--data-dir", default=_default_data_dir(), help="embedded Redis data directory")
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.set_defaults(func=cmd_serve)

@@ -47,10 +47,11 @@ class StateUnavailable(redis.ConnectionError):
     covered): a 503 with Retry-After, like a Redis that is away."""
 
 
-def state_client(url: str) -> redis.Redis | RedisCluster:
-    """The client for match state: `RedisCluster` for a redis+cluster:// URL, else one Redis."""
+def state_client(url: str, connect: Any = redis.Redis.from_url) -> redis.Redis | RedisCluster:
+    """The client for match state: `RedisCluster` for a redis+cluster:// URL, else one Redis
+    (made by `connect`)."""
     if not url.startswith(CLUSTER_SCHEME):
-        return redis.Redis.from_url(url)
+        return connect(url)
     auth, _, hosts = url[len(CLUSTER_SCHEME) :].rpartition("@")
     user, _, password = auth.partition(":")
     nodes = []
@@ -76,20 +77,19 @@ class Router:
     each, then every reply is read, so a round trip costs one network wait whatever the number
     of nodes it touches."""
 
-    def __init__(self, state: redis.Redis | RedisCluster, queue: redis.Redis):
+    def __init__(self, state: redis.Redis | RedisCluster, queue: redis.Redis, limit: int = 16):
         self.state = state
         self.queue = queue
-        self._local = threading.local()
+        # As Store's own hot path: per server a free list of connections, taken for one round
+        # trip (not one per thread: under gevent each request is a greenlet), and at most
+        # `limit` round trips in flight.
+        self._idle: dict[str, list[Any]] = {}
+        self._idle_pid = os.getpid()
+        self._hot = threading.BoundedSemaphore(limit)
         self._refresh_lock = threading.Lock()
         self._refreshed = 0.0
 
-    def _conns(self) -> dict[str, Any]:
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():  # never share a socket across a fork
-            local.conns, local.pid = {}, os.getpid()
-        return local.conns
-
-    def _conn(self, target: Any) -> tuple[str, Any]:
+    def _conn(self, target: Any, used: dict[str, Any]) -> tuple[str, Any]:
         cluster = self.state
         if target is None:
             name, client = "queue", self.queue
@@ -106,16 +106,16 @@ class Router:
             if node is None or node.redis_connection is None:
                 raise StateUnavailable(f"no cluster node for {target!r}")
             name, client = node.name, node.redis_connection
-        conns = self._conns()
-        conn = conns.get(name)
+        conn = used.get(name)
         if conn is None:
-            conn = conns[name] = client.connection_pool.make_connection()
+            idle = self._idle.setdefault(name, [])
+            if idle:
+                conn = idle.pop()
+            else:
+                pool = client.connection_pool
+                conn = pool.connection_class(**pool.connection_kwargs)
+            used[name] = conn
         return name, conn
-
-    def _drop(self, name: str) -> None:
-        conn = self._conns().pop(name, None)
-        if conn is not None:
-            conn.disconnect()
 
     def refresh(self, force: bool = False) -> None:
         """Reload the slot map from the cluster (after a failover or a MOVED)."""
@@ -162,19 +162,31 @@ class Router:
         raise StateUnavailable(f"the match's cluster slot is unavailable: {last.__class__.__name__}")
 
     def _once(self, groups: list[Group]) -> list[list[Any]]:
-        sent: list[tuple[str, Any, int]] = []
+        self._hot.acquire()
+        if self._idle_pid != os.getpid():  # never share a socket across a fork
+            self._idle, self._idle_pid = {}, os.getpid()
+        used: dict[str, Any] = {}
+        try:
+            return self._send_and_read(groups, used)
+        finally:
+            for name, conn in used.items():  # a dropped one reconnects on its next use
+                self._idle.setdefault(name, []).append(conn)
+            self._hot.release()
+
+    def _send_and_read(self, groups: list[Group], used: dict[str, Any]) -> list[list[Any]]:
+        sent: list[tuple[Any, int]] = []
         try:
             for target, commands in groups:
-                name, conn = self._conn(target)
+                _, conn = self._conn(target, used)
                 conn.send_packed_command(conn.pack_commands(commands))
-                sent.append((name, conn, len(commands)))
+                sent.append((conn, len(commands)))
         except BaseException:
-            for name, _, _ in sent:
-                self._drop(name)
+            for conn in used.values():
+                conn.disconnect()
             raise
         results: list[list[Any]] = []
         error: BaseException | None = None
-        for index, ((name, conn, count), (target, _)) in enumerate(zip(sent, groups, strict=True)):
+        for index, ((conn, count), (target, _)) in enumerate(zip(sent, groups, strict=True)):
             replies: list[Any] = []
             try:
                 for _ in range(count):
@@ -185,7 +197,7 @@ class Router:
                         if error is None:
                             e.group, error = index, e  # type: ignore[attr-defined]
             except BaseException as e:
-                self._drop(name)
+                conn.disconnect()
                 error = error or e
             if isinstance(target, tuple):
                 replies = replies[1:]  # ASKING's answer

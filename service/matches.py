@@ -19,9 +19,10 @@ from typing import Any
 from engines.base import Game, redact_event
 from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
-from service import codec
+from service import codec, hints
 from service.config import Config
-from service.store import IN_PROGRESS, Loaded, Store
+from service.store import IN_PROGRESS, Loaded, Store, channel
+from service.waiters import Waiter
 
 log = logging.getLogger("cardtable.matches")
 
@@ -86,6 +87,7 @@ class MatchService:
         self.store = store
         self.config = config
         self.queue = queue
+        self.waiters = store.hub()
 
     # --- reading -----------------------------------------------------------
     def load(self, match_id: str) -> Loaded:
@@ -138,6 +140,7 @@ class MatchService:
             if s["kind"] == "bot":
                 entry["level"] = s["level"]
             entry.update(p)
+            entry["hints_used"] = hints.hints_used(record, p["seat"])
             if s.get("left"):
                 entry["left"] = True
             players.append(entry)
@@ -165,28 +168,55 @@ class MatchService:
             "legal_actions": legal,
             "round_result": game_view.get("round_result"),
             "winners": game_view.get("winners") if status == "finished" else None,
+            "deal_commitment": game_of(record).deal_commitment(record["state"]) if record["state"] else None,
+            "seeded_by_client": record.get("seeded_by_client", False),
         }
         return out
 
-    def events(self, match_id: str, seat: int | None, after: int, wait: float) -> tuple[list[dict], int]:
-        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds."""
-        loaded = self.load(match_id)
-        raw = self.store.events(match_id, after)
+    def events(
+        self,
+        match_id: str,
+        seat: int | None,
+        after: int,
+        wait: float,
+        client: Any = None,
+        loaded: Loaded | None = None,
+    ) -> tuple[list[dict], int]:
+        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds.
+
+        The wait registers with the process's one subscription (service/waiters.py) and
+        holds no Redis connection; `client` (the client's socket) ends it when the client
+        hangs up. `loaded`: the match, when the caller has just loaded it."""
+        version = (loaded or self.load(match_id)).version
+        raw, now = self.store.events_since(match_id, after)
         if not raw and wait > 0:
-            pubsub = self.store.subscribe(match_id)
-            try:
-                raw = self.store.events(match_id, after)  # written between the read and SUBSCRIBE
-                deadline = time.monotonic() + wait
-                while not raw:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        break
-                    if pubsub.get_message(timeout=min(left, 1.0)) is not None:
-                        raw = self.store.events(match_id, after)
-            finally:
-                pubsub.close()
-            loaded = self.load(match_id)
-        return [redact_event(e, seat) for e in raw], loaded.version
+            with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
+                # Written between the first read and the subscription?
+                raw, now = self.store.events_since(match_id, after)
+                if not raw:
+                    raw, now = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw], version if now is None else now
+
+    def stream_events(self, match_id: str, seat: int | None, after: int, wait: float, waiter: Waiter) -> list:
+        """For a stream, which keeps `waiter` registered all its life: the next events after
+        `after` (waiting up to `wait` seconds), one read a wake-up."""
+        raw, _ = self.store.events_since(match_id, after)
+        if not raw:
+            raw, _ = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw]
+
+    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
+        deadline = time.monotonic() + wait
+        while not waiter.gone:
+            left = deadline - time.monotonic()
+            if left <= 0 or not waiter.wait(left):
+                break
+            raw, version = self.waiters.shared_read(
+                waiter, (match_id, after), lambda: self.store.events_since(match_id, after)
+            )
+            if raw:
+                return raw, version
+        return [], None
 
     def history(self, match_id: str, token: str | None) -> dict[str, Any]:
         loaded = self.load(match_id)
@@ -195,14 +225,17 @@ class MatchService:
             self.authenticate(record, token)
         if match_status(record) not in ("finished", "aborted"):
             raise ApiError(409, "match_not_active", "the history is published when the match is over")
+        events = self.store.events(match_id, 0)
         return {
             "id": match_id,
             "game": record["game"],
             "options": record["options"],
             "seats": [_public_seat(s) for s in record["seats"]],
             "seed": record["seed"],
+            "seeded_by_client": record.get("seeded_by_client", False),
             "deck": record["deck"],
-            "events": self.store.events(match_id, 0),
+            "deals": revealed_deals(events),
+            "events": events,
             "version": loaded.version,
         }
 
@@ -210,12 +243,14 @@ class MatchService:
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         game = GAMES[body["game"]]
         seats_in = body["seats"]
-        options = _engine_call(game.validate_options, body.get("options") or {}, len(seats_in))
+        # `hints` is the service's option (service/hints.py); the engine validates the rest.
+        own, hints_on = hints.split_options(body.get("options") or {})
+        options = {**_engine_call(game.validate_options, own, len(seats_in)), "hints": hints_on}
         deck = body.get("deck")
         if deck is not None:
             if not self.config.ALLOW_STACKED_DECK:
                 raise ApiError(403, "forbidden", "this server does not accept stacked decks")
-            full = game.full_deck(options)
+            full = game.full_deck(hints.engine_options(options))
             if sorted(deck) != sorted(full):
                 raise ApiError(
                     422,
@@ -224,6 +259,9 @@ class MatchService:
                     {"deck": ["not a permutation of the full deck"]},
                 )
         seed = body.get("seed")
+        if seed is not None and not self.config.ALLOW_STACKED_DECK:
+            _check_client_seed(seats_in)
+        seeded_by_client = seed is not None or deck is not None
         if seed is None:
             seed = secrets.randbits(62)
         match_id = secrets.token_hex(8)
@@ -245,6 +283,7 @@ class MatchService:
             "options": options,
             "seats": seats,
             "seed": seed,
+            "seeded_by_client": seeded_by_client,
             "deck": deck,
             "status": "waiting",
             "state": None,
@@ -303,10 +342,18 @@ class MatchService:
         if deck is None:
             # The service shuffles the first deck itself so history can reveal it; later
             # rounds shuffle inside the engine from the same secret seed.
-            deck = game.full_deck(record["options"])
+            deck = game.full_deck(hints.engine_options(record["options"]))
             random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
             record["deck"] = deck
-        state, events = game.new_match(record["options"], len(record["seats"]), record["seed"], list(deck))
+        # The deal key salts every deal commitment: drawn from the OS, kept only inside the
+        # engine state, so nothing a seat sees (nor the seed) predicts a salt.
+        state, events = game.new_match(
+            hints.engine_options(record["options"]),
+            len(record["seats"]),
+            record["seed"],
+            list(deck),
+            secrets.token_hex(32),
+        )
         record["state"] = state
         record["status"] = "playing"
         return [{"type": "match_started"}, *events]
@@ -610,6 +657,38 @@ def _engine_call(fn, *args):
         return fn(*args)
     except EngineError as e:
         raise ApiError(e.status, e.error, str(e)) from e
+
+
+def _check_client_seed(seats: list[dict[str, Any]]) -> None:
+    """A seed chosen by the creator is refused when someone else could be dealt from it."""
+    if any(s["kind"] == "open" for s in seats):
+        raise ApiError(
+            422,
+            "validation_error",
+            "a seed of your choice would tell you the cards of whoever takes an open seat: leave out"
+            " seed, or fill every seat yourself (human seats you create, or bots)",
+            {"seed": ["not allowed with open seats on this server"]},
+        )
+
+
+def revealed_deals(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every deal and reshuffle with its commitment, salt and deck order (for /history)."""
+    out = []
+    rnd = 0
+    for e in events:
+        if e["type"] == "deal":
+            rnd += 1
+        if "sealed" in e:
+            out.append(
+                {
+                    "seq": e["seq"],
+                    "type": e["type"],
+                    "round": rnd,
+                    "deal_commitment": e["deal_commitment"],
+                    **e["sealed"],
+                }
+            )
+    return out
 
 
 def _valid_id(match_id: str) -> bool:

@@ -8,6 +8,7 @@ from rq import Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service.matches import BOT_LATENCY_BUCKETS
+from service.waiters import open_waiters
 
 
 def render(svc) -> str:
@@ -36,6 +37,7 @@ def render(svc) -> str:
         f"cardtable_workers {Worker.count(queue=queue)}",
     ]
     lines += _healing(svc, counters)
+    lines += _waiter_lines(svc)
     return "\n".join(lines) + "\n"
 
 
@@ -67,3 +69,12 @@ def _healing(svc, counters: dict[str, float]) -> list[str]:
         f"cardtable_bot_turn_seconds_count {int(counters.get('bot_turn_seconds_count', 0))}",
     ]
     return lines
+
+
+def _waiter_lines(svc) -> list[str]:
+    waiting = open_waiters(svc.store.redis)
+    return [
+        "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match to change.",
+        "# TYPE cardtable_open_waiters gauge",
+        *(f'cardtable_open_waiters{{kind="{kind}"}} {n}' for kind, n in waiting.items()),
+    ]

@@ -20,6 +20,7 @@ from redis.cluster import RedisCluster
 
 from service import codec
 from service.cluster import Group, Router
+from service.waiters import ClusterHub, Hub
 
 # KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
 # KEYS[2] events list, KEYS[3] idempotency key (only when ARGV[6] is not '')
@@ -82,6 +83,10 @@ return 1
 """
 
 IN_PROGRESS = "in-progress"
+# Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
+# (events, idempotency, RQ), which then makes a caller wait for one rather than fail.
+HOT_CONNECTIONS = 16
+POOL_CONNECTIONS = 8
 METRICS_KEY = "ct:metrics"
 # On a cluster the counters every request bumps are split over this many hashes, each under its
 # own hash tag, so no one node takes them all (Store.metrics adds them up).
@@ -105,6 +110,16 @@ class RateLimited(Exception):
 # A request's rate-limit count, deferred so it rides in the same round trip as the
 # match load (see Store.defer_rate).
 _pending_rate: ContextVar[tuple[str, int, str, int] | None] = ContextVar("pending_rate", default=None)
+
+
+def connect(url: str) -> redis.Redis:
+    """A client whose pool makes a caller wait for a free connection (up to 20 s) rather than
+    open one per concurrent caller: under gevent those are as many as requests in flight."""
+    return redis.Redis(
+        connection_pool=redis.BlockingConnectionPool.from_url(
+            url, max_connections=POOL_CONNECTIONS, timeout=20
+        )
+    )
 
 
 def _key(match_id: str, part: str) -> str:
@@ -142,9 +157,9 @@ class Store:
     ):
         self.redis = client
         self.state: Any = client if state is None else state
-        # On one server for everything the hot path is one connection; else a Router groups
+        # On one server for everything the hot path is one connection a round trip; else a Router groups
         # each round trip by server (the queue Redis, the state Redis or cluster node).
-        self.router = None if state is None or state is client else Router(state, client)
+        self.router = None if state is None or state is client else Router(state, client, HOT_CONNECTIONS)
         self.cluster = isinstance(state, RedisCluster)
         self.shards = SHARDS if self.cluster else 1
         self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
@@ -153,7 +168,18 @@ class Store:
         self._claim = self.state.register_script(_CLAIM)
         self._archive = self.state.register_script(_ARCHIVE)
         self._reschedule = client.register_script(_RESCHEDULE)
-        self._local = threading.local()
+        self._idle: list = []
+        self._idle_pid = os.getpid()
+        # At most this many round trips in flight at once (more wait their turn): under gevent
+        # a move seen by 1,000 waiters wakes 1,000 greenlets that each load the match.
+        self._hot = threading.BoundedSemaphore(HOT_CONNECTIONS)
+
+    def hub(self) -> Hub | ClusterHub:
+        """The process's waiters' subscription(s): on the match state's Redis (where commits
+        publish), one per master on a cluster; waiter counts go to the queue Redis."""
+        if self.cluster:
+            return ClusterHub(self.state, self.redis)
+        return Hub(self.state, self.redis)
 
     def ping(self) -> None:
         """Raise unless both the queue Redis and the match state answer (/readyz)."""
@@ -161,22 +187,44 @@ class Store:
         if self.state is not self.redis:
             self.state.ping()
 
-    # --- the hot path: one connection per thread ----------------------------
+    # --- the hot path: pooled connections, used directly -------------------
     # Every request loads a match and every move commits one. Through redis-py's client a
     # command also passes the pool, the retry wrapper and (since redis-py 8) the
     # observability hooks: 87 us of CPU for an HMGET against 48 us on the connection itself,
     # 143 against 63 us for the rate count and load (bench/api.py's machine). So these two
-    # calls keep a connection of the pool per thread and talk to it directly.
-    def _connection(self):
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():  # never share a socket across a fork
-            local.conn, local.pid = self.state.connection_pool.make_connection(), os.getpid()
-        return local.conn
+    # calls take a connection from a free list of their own for the round trip and talk to
+    # it directly. Not one per thread: under gevent every request is a greenlet of its own,
+    # and a connection per greenlet would be a new connection per request; with the list
+    # there are as many as round trips in flight at once (at most HOT_CONNECTIONS), however
+    # many requests wait.
+    def _take(self):
+        self._hot.acquire()
+        if self._idle_pid != os.getpid():  # never share a socket across a fork
+            self._idle, self._idle_pid = [], os.getpid()
+        try:
+            return self._idle.pop()
+        except IndexError:
+            pool = self.state.connection_pool
+            return pool.connection_class(**pool.connection_kwargs)
+        except BaseException:
+            self._hot.release()
+            raise
+
+    def _give(self, conn) -> None:
+        self._idle.append(conn)
+        self._hot.release()
 
     def _roundtrip(self, commands: list[tuple], retry: bool) -> list[Any]:
         """Send `commands` in one write and read their replies; a failed read drops the
         connection (replies left unread would answer the next call)."""
-        conn = self._connection()
+        conn = self._take()
+        try:
+            return self._send(conn, commands, retry)
+        finally:
+            self._give(conn)  # a dropped one reconnects on its next use
+
+    @staticmethod
+    def _send(conn, commands: list[tuple], retry: bool) -> list[Any]:
         try:
             conn.send_packed_command(conn.pack_commands(commands))
             return [conn.read_response() for _ in commands]
@@ -187,14 +235,14 @@ class Store:
             # A read (or a rate count, where counting twice is harmless) is safe to repeat once
             # on a fresh connection (Redis restarted, idle connection closed); a commit is not,
             # since it may have been applied: commit() finds out by its write id.
-            return self._roundtrip(commands, retry=False)
+            return Store._send(conn, commands, retry=False)
         except BaseException:
             conn.disconnect()
             raise
 
     def _exchange(self, groups: list[Group], retry: bool) -> list[list[Any]]:
-        """Each group's replies, all in one round trip: on one Redis a single write on this
-        thread's connection; on a cluster one write per node that owns a group's key."""
+        """Each group's replies, all in one round trip: on one Redis a single write on one
+        connection; on a cluster one write per node that owns a group's key."""
         if self.router is not None:
             return self.router.roundtrip(groups, retry)
         replies = self._roundtrip([c for _, commands in groups for c in commands], retry)
@@ -303,13 +351,20 @@ class Store:
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
         """Stored events with seq > after (seq counts from 1)."""
+        return self.events_since(match_id, after)[0]
+
+    def events_since(self, match_id: str, after: int) -> tuple[list[dict[str, Any]], int | None]:
+        """Stored events with seq > after, and the match's version read with them (None when
+        the match is gone), in one round trip on the hot path's connections: every woken
+        waiter makes this read."""
         after = max(after, 0)
-        raw = self.state.lrange(_key(match_id, "events"), after, -1)
-        if not raw:
-            archived = self.state.hget(_key(match_id, "match"), "z")
-            if archived is not None:
-                return codec.loads(zlib.decompress(archived))[after:]
-        return [codec.loads(e) for e in raw]
+        events, match = _key(match_id, "events"), _key(match_id, "match")
+        read = [("LRANGE", events, after, -1), ("HGET", match, "z"), ("HGET", match, "v")]
+        ((raw, archived, version),) = self._exchange([(match, read)], retry=True)
+        version = None if version is None else int(version)
+        if not raw and archived is not None:
+            return codec.loads(zlib.decompress(archived))[after:], version
+        return [codec.loads(e) for e in raw], version
 
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.
@@ -322,23 +377,6 @@ class Store:
         blob = zlib.compress(b"[" + b",".join(raw) + b"]", 6)
         keys = [_key(match_id, "match"), _key(match_id, "events")]
         return bool(self._archive(keys=keys, args=[version, blob]))
-
-    def subscribe(self, match_id: str) -> Any:
-        """A pub/sub subscribed to the match's commits (get_message() wakes on each). On a
-        cluster, a shard channel on the node that owns the match's slot (SSUBSCRIBE)."""
-        chan = channel(match_id)
-        if not self.cluster:
-            pubsub = self.state.pubsub(ignore_subscribe_messages=True)
-            pubsub.subscribe(chan)
-            return pubsub
-        node = self.state.get_node_from_key(chan)
-        pubsub = node.redis_connection.pubsub(ignore_subscribe_messages=True)
-        try:
-            pubsub.ssubscribe(chan)
-        except BaseException:
-            pubsub.close()
-            raise
-        return pubsub
 
     # --- idempotency -------------------------------------------------------
     def idempotency_key(self, match_id: str, seat: int, key: str) -> str:
