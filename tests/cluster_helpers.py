@@ -10,6 +10,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 
 import redis
 
@@ -40,6 +41,20 @@ def cluster_port() -> int:
             return port
         except OSError:
             continue
+
+
+def running_cluster() -> Iterator[Cluster]:
+    """A fixture's body: a started cluster, stopped afterwards (skipped without Redis 7)."""
+    import pytest
+
+    why = missing()
+    if why:
+        pytest.skip(why)
+    cluster = Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 class Cluster:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -14,7 +13,6 @@ import redis
 
 from service.app import create_app
 from service.config import Config
-from service.embedded import start_redis
 from tests.api_helpers import Api, auth
 from tests.conftest import ROOT, worker_env
 
@@ -45,15 +43,6 @@ from tests.test_store import test_threads_never_read_each_others_replies  # noqa
 pytestmark = pytest.mark.slow
 
 HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
-
-
-@pytest.fixture(scope="module")
-def queue_url():
-    """The queue's own Redis: RQ and the due index never live on the cluster."""
-    proc, url = start_redis(tempfile.mkdtemp(prefix="cardtable-queue-"), persist=False)
-    yield url
-    proc.terminate()
-    proc.wait(10)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ CARDTABLE_REPLICA_ACKS=1 no move the API acknowledged is lost."""
 from __future__ import annotations
 
 import random
-import tempfile
 import time
 
 import pytest
@@ -13,9 +12,8 @@ import pytest
 from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
-from service.embedded import start_redis
 from tests.api_helpers import auth
-from tests.cluster_helpers import Cluster, missing
+from tests.cluster_helpers import running_cluster
 
 pytestmark = pytest.mark.slow
 
@@ -25,20 +23,7 @@ HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
 @pytest.fixture(scope="module")
 def own_cluster():
     """A cluster of its own: this module kills one of its masters."""
-    why = missing()
-    if why:
-        pytest.skip(why)
-    cluster = Cluster()
-    yield cluster
-    cluster.stop()
-
-
-@pytest.fixture(scope="module")
-def queue_url():
-    proc, url = start_redis(tempfile.mkdtemp(prefix="cardtable-queue-"), persist=False)
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    yield from running_cluster()
 
 
 class Player:

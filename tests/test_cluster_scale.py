@@ -22,7 +22,7 @@ from service.embedded import free_port
 from tests.conftest import ROOT
 from tests.replay import replay
 from tests.serve_helpers import wait_ready
-from tests.test_cluster import queue_url, start_workers  # noqa: F401
+from tests.test_cluster import start_workers
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,7 @@ def call(base: str, method: str, path: str, body=None, token: str | None = None)
 
 
 @pytest.fixture(scope="module")
-def two_apis(queue_url, redis_cluster):  # noqa: F811
+def two_apis(queue_url, redis_cluster):
     env = dict(os.environ, REDIS_URL=queue_url, CARDTABLE_STATE_URL=redis_cluster.url, PYTHONPATH=ROOT)
     env.update(CARDTABLE_RATE_LIMIT="0", CARDTABLE_LOG_LEVEL="WARNING", CARDTABLE_BOT_DELAY="0")
     procs, bases = [], []
