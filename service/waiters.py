@@ -415,6 +415,7 @@ class ClusterHub:
     def __init__(self, cluster: Any, report: redis.Redis):
         self._cluster, self._report = cluster, report
         self._hubs: dict[str, ShardHub] = {}
+        self._owners: dict[int, ShardHub] = {}
         self._lock = threading.Lock()
 
     def _hub(self, channel: str) -> ShardHub:
@@ -426,19 +427,28 @@ class ClusterHub:
             return hub
 
     def open(self, channel: str, kind: str, sock: Any = None) -> Waiter:
-        return self._hub(channel).open(channel, kind, sock)
+        hub = self._hub(channel)
+        waiter = hub.open(channel, kind, sock)
+        # Its own hub, whatever the slot map says later (a failover moves the slot).
+        self._owners[id(waiter)] = hub
+        return waiter
 
     def close(self, waiter: Waiter) -> None:
-        self._hub(waiter.channel).close(waiter)
+        hub = self._owners.pop(id(waiter), None)
+        if hub is not None:
+            hub.close(waiter)
 
     @contextmanager
     def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:
-        hub = self._hub(channel)
-        with hub.watch(channel, kind, sock) as waiter:
+        waiter = self.open(channel, kind, sock)
+        try:
             yield waiter
+        finally:
+            self.close(waiter)
 
     def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
-        return self._hub(waiter.channel).shared_read(waiter, key, read)
+        hub = self._owners.get(id(waiter))
+        return read() if hub is None else hub.shared_read(waiter, key, read)
 
     def counts(self) -> dict[str, int]:
         totals = dict.fromkeys(KINDS, 0)
