@@ -11,6 +11,7 @@ import redis
 from flask import Flask, Response, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 
+from service.cluster import state_client
 from service.config import Config
 from service.extensions import Api, error_response
 from service.matches import ApiError, MatchService
@@ -43,7 +44,9 @@ class CardtableFlask(Flask):
 
 def build_service(config: Config) -> MatchService:
     client = connect(config.REDIS_URL)
-    return MatchService(Store(client), config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
+    state = state_client(config.STATE_URL, connect) if config.STATE_URL else None
+    store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS)
+    return MatchService(store, config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
 
 
 def create_app(config: Config | None = None) -> Flask:
@@ -100,9 +103,16 @@ def create_app(config: Config | None = None) -> Flask:
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
+    @app.errorhandler(redis.exceptions.ClusterError)
+    @app.errorhandler(redis.exceptions.ClusterDownError)
+    @app.errorhandler(redis.exceptions.TryAgainError)
+    @app.errorhandler(redis.exceptions.ReadOnlyError)
+    @app.errorhandler(redis.exceptions.RedisClusterException)
     def _store_unreachable(e: Exception):
-        # Redis down or restarting is not the client's fault nor a bug: a 503 it may retry
-        # (with If-Match, a retried move whose first answer was lost is refused with 412).
+        # Redis down or restarting, or a cluster failing over (CLUSTERDOWN, a demoted master's
+        # READONLY, a slot no node covers yet), is not the client's fault nor a bug: a 503 it
+        # may retry (with If-Match, a retried move whose first answer was lost is refused with
+        # 412; with the same Idempotency-Key it gets the first answer).
         log.warning("Redis unreachable: %s", e)
         return error_response(
             503,

@@ -2,7 +2,10 @@
 
 | variable | default | meaning |
 |---|---|---|
-| `REDIS_URL` | none | Redis to keep matches in; `cardtable serve` starts an embedded one without it |
+| `REDIS_URL` | none | the queue's Redis (and the matches' without a state URL); embedded if unset |
+| `CARDTABLE_STATE_URL` | `REDIS_URL` | matches, rate counts, metrics; or `redis+cluster://h:p[,h:p]` |
+| `CARDTABLE_REPLICA_ACKS` | `0` | replicas that must hold a commit (Redis `WAIT`) before it is acknowledged |
+| `CARDTABLE_REPLICA_WAIT_MS` | `1000` | how long a commit waits for them; past it the request answers 503 |
 | `CARDTABLE_ALLOW_STACKED_DECK` | `0` | `1` accepts `deck` at match creation (tests, demos) |
 | `CARDTABLE_FINISHED_TTL` | `604800` | seconds a finished or aborted match is kept (7 days) |
 | `CARDTABLE_IDLE_TTL` | `2592000` | seconds a match with no change is kept (30 days) |
@@ -28,6 +31,10 @@ def _flag(value: str) -> bool:
 @dataclass
 class Config:
     REDIS_URL: str = "redis://127.0.0.1:6379/0"
+    # Match state (docs/deployment.md): '' means REDIS_URL.
+    STATE_URL: str = ""
+    REPLICA_ACKS: int = 0
+    REPLICA_WAIT_MS: int = 1000
     ALLOW_STACKED_DECK: bool = False
     FINISHED_TTL: int = 7 * 24 * 3600
     IDLE_TTL: int = 30 * 24 * 3600

@@ -24,7 +24,7 @@ from engines.registry import GAMES
 from service import codec, hints
 from service.config import Config
 from service.store import IN_PROGRESS, Loaded, Store, channel
-from service.waiters import Hub, Waiter
+from service.waiters import Waiter
 
 log = logging.getLogger("cardtable.matches")
 
@@ -91,7 +91,7 @@ class MatchService:
         self.store = store
         self.config = config
         self.queue = queue
-        self.waiters = Hub(store.redis)
+        self.waiters = store.hub()
 
     # --- reading -----------------------------------------------------------
     def load(self, match_id: str) -> Loaded:

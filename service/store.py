@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import os
+import random
 import secrets
 import threading
 import zlib
@@ -16,11 +17,14 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import redis
+from redis.cluster import RedisCluster
 
 from service import codec
+from service.cluster import Group, Router
+from service.waiters import ClusterHub, Hub
 
 # KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
-# KEYS[2] events list, KEYS[3] idempotency key (ignored when ARGV[6] is '')
+# KEYS[2] events list, KEYS[3] idempotency key (only when ARGV[6] is not '')
 # ARGV[1] expected version ('-1': the match must not exist yet), ARGV[2] new version,
 # ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
 # ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
@@ -46,6 +50,9 @@ end
 redis.call('PUBLISH', ARGV[8], ARGV[2])
 return 1
 """
+# On a cluster a plain PUBLISH goes to every node; a shard channel (the match's hash tag, so
+# the slot the script already writes) only to the nodes of that slot.
+_COMMIT_SHARDED = _COMMIT.replace("'PUBLISH'", "'SPUBLISH'")
 
 # KEYS[1] idempotency key. ARGV[1] marker for a request in progress, ARGV[2] its expiry.
 # Returns nil when the key was free (now claimed), else the stored value.
@@ -89,10 +96,14 @@ IN_PROGRESS = "in-progress"
 HOT_CONNECTIONS = 16
 POOL_CONNECTIONS = 8
 METRICS_KEY = "ct:metrics"
+# On a cluster the counters every request bumps are split over this many hashes, each under its
+# own hash tag, so no one node takes them all (Store.metrics adds them up).
+SHARDS = 64
 # Matches that may need a worker (a bot's turn, a turn clock), scored by when the sweeper
 # should look at them (docs/architecture.md, "No match stalls"). One key for all matches, so
-# outside the `{m:<id>}` hash tags: under Redis Cluster it lives in a slot of its own and is
-# written beside the commit, never inside its script.
+# outside the `{m:<id>}` hash tags and written beside the commit, never inside its script. It
+# lives on the queue Redis (REDIS_URL) with the jobs it guards, never on a state cluster, where
+# it would be one hot key (docs/deployment.md).
 DUE_KEY = "ct:due"
 
 
@@ -117,15 +128,16 @@ class RateCheck(NamedTuple):
     limit: int
 
     @property
-    def first_key(self) -> str:
-        return _rate_key("t", self.token_digest) if self.token_digest else _rate_key("a", self.address)
+    def first_id(self) -> str:
+        return _rate_id("t", self.token_digest) if self.token_digest else _rate_id("a", self.address)
 
 
 _pending_rate: ContextVar[RateCheck | None] = ContextVar("pending_rate", default=None)
 
 
-def _rate_key(kind: str, who: str) -> str:
-    return f"ct:rl:{kind}:{who}"
+def _rate_id(kind: str, who: str) -> str:
+    """Whom a rate count is kept for: a token's digest (t) or a client address (a)."""
+    return f"{kind}:{who}"
 
 
 def _holds_token(record: dict[str, Any] | None, digest: str) -> bool:
@@ -164,19 +176,56 @@ class Loaded:
     events: int
 
 
+class ReplicaTimeout(redis.ConnectionError):
+    """A commit was written on the master but no replica confirmed it in time
+    (CARDTABLE_REPLICA_ACKS): not acknowledged, so a 503 the client may retry."""
+
+
 class Store:
-    def __init__(self, client: redis.Redis):
+    """`client` is the queue Redis (REDIS_URL: RQ, the due index); `state` holds the matches,
+    the rate counts and the metrics (CARDTABLE_STATE_URL; the same Redis by default). With
+    `replica_acks`, a commit is acknowledged only once that many replicas hold it (Redis WAIT,
+    up to `replica_wait_ms`)."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        state: redis.Redis | RedisCluster | None = None,
+        replica_acks: int = 0,
+        replica_wait_ms: int = 1000,
+    ):
         self.redis = client
-        self._commit = client.register_script(_COMMIT)
-        self._claim = client.register_script(_CLAIM)
-        self._archive = client.register_script(_ARCHIVE)
-        self._release = client.register_script(_RELEASE)
+        self.state: Any = client if state is None else state
+        # On one server for everything the hot path is one connection a round trip; else a Router groups
+        # each round trip by server (the queue Redis, the state Redis or cluster node).
+        self.router = None if state is None or state is client else Router(state, client, HOT_CONNECTIONS)
+        self.cluster = isinstance(state, RedisCluster)
+        self.shards = SHARDS if self.cluster else 1
+        self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
+        self._commit_src = _COMMIT_SHARDED if self.cluster else _COMMIT
+        self._commit = self.state.register_script(self._commit_src)
+        self._claim = self.state.register_script(_CLAIM)
+        self._archive = self.state.register_script(_ARCHIVE)
+        self._release = self.state.register_script(_RELEASE)
         self._reschedule = client.register_script(_RESCHEDULE)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent
         # a move seen by 1,000 waiters wakes 1,000 greenlets that each load the match.
         self._hot = threading.BoundedSemaphore(HOT_CONNECTIONS)
+
+    def hub(self) -> Hub | ClusterHub:
+        """The process's waiters' subscription(s): on the match state's Redis (where commits
+        publish), one per master on a cluster; waiter counts go to the queue Redis."""
+        if self.cluster:
+            return ClusterHub(self.state, self.redis)
+        return Hub(self.state, self.redis)
+
+    def ping(self) -> None:
+        """Raise unless both the queue Redis and the match state answer (/readyz)."""
+        self.redis.ping()
+        if self.state is not self.redis:
+            self.state.ping()
 
     # --- the hot path: pooled connections, used directly -------------------
     # Every request loads a match and every move commits one. Through redis-py's client a
@@ -195,7 +244,7 @@ class Store:
         try:
             return self._idle.pop()
         except IndexError:
-            pool = self.redis.connection_pool
+            pool = self.state.connection_pool
             return pool.connection_class(**pool.connection_kwargs)
         except BaseException:
             self._hot.release()
@@ -210,12 +259,12 @@ class Store:
         connection (replies left unread would answer the next call)."""
         conn = self._take()
         try:
-            return self._exchange(conn, commands, retry)
+            return self._send(conn, commands, retry)
         finally:
             self._give(conn)  # a dropped one reconnects on its next use
 
     @staticmethod
-    def _exchange(conn, commands: list[tuple], retry: bool) -> list[Any]:
+    def _send(conn, commands: list[tuple], retry: bool) -> list[Any]:
         try:
             conn.send_packed_command(conn.pack_commands(commands))
             return [conn.read_response() for _ in commands]
@@ -226,20 +275,33 @@ class Store:
             # A read (or a rate count, where counting twice is harmless) is safe to repeat once
             # on a fresh connection (Redis restarted, idle connection closed); a commit is not,
             # since it may have been applied: commit() finds out by its write id.
-            return Store._exchange(conn, commands, retry=False)
+            return Store._send(conn, commands, retry=False)
         except BaseException:
             conn.disconnect()
             raise
 
+    def _exchange(self, groups: list[Group], retry: bool) -> list[list[Any]]:
+        """Each group's replies, all in one round trip: on one Redis a single write on one
+        connection; on a cluster one write per node that owns a group's key."""
+        if self.router is not None:
+            return self.router.roundtrip(groups, retry)
+        replies = self._roundtrip([c for _, commands in groups for c in commands], retry)
+        out, at = [], 0
+        for _, commands in groups:
+            out.append(replies[at : at + len(commands)])
+            at += len(commands)
+        return out
+
     def load(self, match_id: str) -> Loaded | None:
-        read = ("HMGET", _key(match_id, "match"), "v", "n", "data")
+        key = _key(match_id, "match")
+        read = ("HMGET", key, "v", "n", "data")
         pending = _pending_rate.get()
         if pending is None:
-            ((v, n, data),) = self._roundtrip([read], retry=True)
+            (((v, n, data),),) = self._exchange([(key, [read])], retry=True)
             return None if data is None else Loaded(codec.loads(data), int(v), int(n))
         _pending_rate.set(None)
-        count, _, _, (v, n, data) = self._roundtrip(
-            [*self._count_commands(pending.first_key, pending.window, pending.endpoint), read], retry=True
+        (count, *_), ((v, n, data),) = self._exchange(
+            [self._count_group(pending.first_id, pending.window, pending.endpoint), (key, [read])], retry=True
         )
         loaded = None if data is None else Loaded(codec.loads(data), int(v), int(n))
         if pending.token_digest and not _holds_token(loaded.record if loaded else None, pending.token_digest):
@@ -267,7 +329,7 @@ class Store:
         sweeper finds. An entry left by a commit that lost its race costs one look.
         """
         new_version = 0 if expected is None else expected + 1
-        idem_key, idem_value, idem_ttl = idempotency or (_key(match_id, "idem:-"), "", 0)
+        idem_key, idem_value, idem_ttl = idempotency or ("", "", 0)
         args = [
             -1 if expected is None else expected,
             new_version,
@@ -280,33 +342,54 @@ class Store:
             secrets.token_hex(8),
             *(codec.dumps(e) for e in events),
         ]
-        keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
-        pre = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
+        # Only keys the script writes: on a cluster, a slot being migrated serves a script only
+        # if every key it names exists on one side (else TRYAGAIN), and an unused placeholder
+        # never does.
+        keys = [_key(match_id, "match"), _key(match_id, "events"), *([idem_key] if idem_key else [])]
+        pre: list[Group] = [] if due is None else [(None, [("ZADD", DUE_KEY, f"{due:.3f}", match_id)])]
+        if pre and self.router is not None:
+            # The due index is on the queue Redis, another server: it must hold the entry before
+            # the commit can happen (a queue Redis that is away fails the move, not the match).
+            self._exchange(pre, retry=True)
+            pre = []
         try:
-            return self._run_commit(keys, args, pre)
+            written, acked = self._run_commit(keys, args, pre)
         except (redis.ConnectionError, redis.TimeoutError):
             # The connection dropped before the answer came: the write may or may not have
             # happened. Its id, stored with it, tells which (asked on a new connection, which
             # raises in turn if Redis is still away).
-            ((version, write_id),) = self._roundtrip([("HMGET", keys[0], "v", "w")], retry=True)
-            if version == str(new_version).encode() and write_id == args[8].encode():
+            check = [(keys[0], [("HMGET", keys[0], "v", "w")])]
+            (((version, write_id),),) = self._exchange(check, retry=True)
+            if version == str(new_version).encode() and write_id == str(args[8]).encode():
+                if self._wait is not None:
+                    # Written, but whether a replica holds it is unknown (WAIT only counts
+                    # this connection's writes): not acknowledged.
+                    raise ReplicaTimeout("the commit's replication is unknown") from None
                 return True
             if version == (None if expected is None else str(expected).encode()):
                 # Not written, and nobody else wrote: send it once more (the version check in
                 # the script still guards it). Callers never see the lost attempt: a bot's
                 # job or a clock's would otherwise end as stale and leave the match waiting.
-                return self._run_commit(keys, args, pre)
-            raise  # another writer since: whether ours came first is unknowable
+                written, acked = self._run_commit(keys, args, pre)
+            else:
+                raise  # another writer since: whether ours came first is unknowable
+        if written and self._wait is not None and acked < self._wait[1]:
+            raise ReplicaTimeout(f"{acked} of {self._wait[1]} replicas confirmed the commit in time")
+        return written
 
-    def _run_commit(self, keys: list[str], args: list[Any], pre: list[tuple] | None = None) -> bool:
+    def _run_commit(self, keys: list[str], args: list[Any], pre: list[Group]) -> tuple[bool, int]:
+        """Whether the script wrote, and how many replicas confirmed it (WAIT, on the same
+        connection right after the script, counts this connection's writes)."""
+        wait = [] if self._wait is None else [self._wait]
+        script = (len(keys), *keys, *args)
         try:
-            *_, written = self._roundtrip(
-                [*(pre or []), ("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False
-            )
+            commit = [("EVALSHA", self._commit.sha, *script), *wait]
+            *_, replies = self._exchange([*pre, (keys[0], commit)], retry=False)
         except redis.exceptions.NoScriptError:
             # Redis restarted or its script cache was flushed: EVAL loads the script again.
-            (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
-        return bool(written)
+            reload = [("EVAL", self._commit_src, *script), *wait]
+            ((*replies,),) = self._exchange([(keys[0], reload)], retry=False)
+        return bool(replies[0]), int(replies[1]) if wait else 0
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
         """Stored events with seq > after (seq counts from 1)."""
@@ -317,14 +400,9 @@ class Store:
         the match is gone), in one round trip on the hot path's connections: every woken
         waiter makes this read."""
         after = max(after, 0)
-        raw, archived, version = self._roundtrip(
-            [
-                ("LRANGE", _key(match_id, "events"), after, -1),
-                ("HGET", _key(match_id, "match"), "z"),
-                ("HGET", _key(match_id, "match"), "v"),
-            ],
-            retry=True,
-        )
+        events, match = _key(match_id, "events"), _key(match_id, "match")
+        read = [("LRANGE", events, after, -1), ("HGET", match, "z"), ("HGET", match, "v")]
+        ((raw, archived, version),) = self._exchange([(match, read)], retry=True)
         version = None if version is None else int(version)
         if not raw and archived is not None:
             return codec.loads(zlib.decompress(archived))[after:], version
@@ -337,7 +415,7 @@ class Store:
         Spades match writes over 2,000 of them, 130 KB of JSON) becomes one zlib blob of about a
         tenth of the size, read whole by the rare events or history call on a finished match.
         """
-        raw = self.redis.lrange(_key(match_id, "events"), 0, -1)
+        raw = self.state.lrange(_key(match_id, "events"), 0, -1)
         blob = zlib.compress(b"[" + b",".join(raw) + b"]", 6)
         keys = [_key(match_id, "match"), _key(match_id, "events")]
         return bool(self._archive(keys=keys, args=[version, blob]))
@@ -356,20 +434,34 @@ class Store:
         happen (its answer, written by the same script, is there instead of the claim)."""
         self._release(keys=[full_key], args=[IN_PROGRESS])
 
-    # --- rate limiting (not per match, so outside the match hash tag) ------
-    @staticmethod
-    def _count_commands(key: str, window: int, endpoint: str) -> list[tuple]:
-        key = f"{key}:{window}"
-        return [("INCR", key), ("EXPIRE", key, 2), ("HINCRBY", METRICS_KEY, f"requests:{endpoint}", 1)]
+    # --- rate limiting and metrics (not per match, so outside the match hash tag) ---
+    def _shard(self, client_id: str) -> int:
+        """One client's rate count and the request counter it bumps share a slot, so the two
+        travel in one command group; clients spread over SHARDS slots (one on one Redis)."""
+        return zlib.crc32(client_id.encode()) % self.shards
+
+    def _metrics_key(self, shard: int) -> str:
+        return METRICS_KEY if self.shards == 1 else f"{METRICS_KEY}:{{s{shard}}}"
+
+    def _count_group(self, client_id: str, window: int, endpoint: str) -> Group:
+        shard = self._shard(client_id)
+        tag = "" if self.shards == 1 else f"{{s{shard}}}:"
+        key = f"ct:rl:{tag}{client_id}:{window}"
+        metrics = self._metrics_key(shard)
+        return key, [("INCR", key), ("EXPIRE", key, 2), ("HINCRBY", metrics, f"requests:{endpoint}", 1)]
 
     def hit_rate(self, address: str, window: int, endpoint: str) -> int:
         """Count a request from `address` in this one-second window (and in the metrics)."""
-        commands = self._count_commands(_rate_key("a", address), window, endpoint)
-        return int(self._roundtrip(commands, retry=True)[0])
+        group = self._count_group(_rate_id("a", address), window, endpoint)
+        ((count, *_),) = self._exchange([group], retry=True)
+        return int(count)
 
     def _count_address(self, check: RateCheck) -> int:
-        key = f"{_rate_key('a', check.address)}:{check.window}"
-        return int(self._roundtrip([("INCR", key), ("EXPIRE", key, 2)], retry=True)[0])
+        """Count on the address a request first counted on a token that proved not to be a
+        seat's (its metrics were counted then: only the rate count here)."""
+        key, commands = self._count_group(_rate_id("a", check.address), check.window, check.endpoint)
+        ((count, *_),) = self._exchange([(key, commands[:2])], retry=True)
+        return int(count)
 
     def defer_rate(self, check: RateCheck) -> None:
         """Count this request with the next match load, which then raises RateLimited if over."""
@@ -388,20 +480,33 @@ class Store:
     def forget_rate(self) -> None:
         _pending_rate.set(None)
 
+    def _any_metrics_key(self) -> str:
+        return self._metrics_key(random.randrange(self.shards))
+
     def metrics(self) -> dict[str, float]:
-        return {k.decode(): float(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
+        keys = [self._metrics_key(i) for i in range(self.shards)]
+        with self.state.pipeline(transaction=False) as p:
+            for key in keys:
+                p.hgetall(key)
+            shards = p.execute()
+        total: dict[str, float] = {}
+        for shard in shards:
+            for k, v in shard.items():
+                total[k.decode()] = total.get(k.decode(), 0.0) + float(v)
+        return total
 
     def count(self, name: str, by: int = 1) -> None:
         """Add to a counter every process shares (shown by /metrics)."""
-        self.redis.hincrby(METRICS_KEY, name, by)
+        self.state.hincrby(self._any_metrics_key(), name, by)
 
     def observe(self, name: str, value: float, buckets: tuple[float, ...]) -> None:
         """One observation of a histogram: its bucket (not cumulative), sum and count."""
         bucket = next((f"{b:g}" for b in buckets if value <= b), "+Inf")
-        with self.redis.pipeline(transaction=False) as p:
-            p.hincrby(METRICS_KEY, f"{name}_bucket:{bucket}", 1)
-            p.hincrbyfloat(METRICS_KEY, f"{name}_sum", value)
-            p.hincrby(METRICS_KEY, f"{name}_count", 1)
+        key = self._any_metrics_key()
+        with self.state.pipeline(transaction=False) as p:
+            p.hincrby(key, f"{name}_bucket:{bucket}", 1)
+            p.hincrbyfloat(key, f"{name}_sum", value)
+            p.hincrby(key, f"{name}_count", 1)
             p.execute()
 
     # --- the due index (see DUE_KEY) ------------------------------------------
@@ -427,5 +532,5 @@ class Store:
         """Bytes Redis spends on a match's state and events (for benchmarks)."""
         total = 0
         for part in ("match", "events"):
-            total += self.redis.memory_usage(_key(match_id, part), samples=0) or 0
+            total += self.state.memory_usage(_key(match_id, part), samples=0) or 0
         return total

@@ -170,8 +170,12 @@ class Hub:
     MESSAGE = b"message"
     CONFIRMATIONS = (b"subscribe", b"unsubscribe")
 
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, report: redis.Redis | None = None, label: str = ""):
         self._client = client
+        # Where the waiter counts go (the queue Redis when matches live elsewhere), and what
+        # tells this subscription's entry from the process's others (one per cluster shard).
+        self._report = client if report is None else report
+        self._label = label
         self._pid: int | None = None
         self._start_lock = threading.Lock()
 
@@ -363,7 +367,7 @@ class Hub:
 
     # --- housekeeping ---------------------------------------------------------------
     def _housekeep_forever(self) -> None:
-        me = f"{socket.gethostname()}:{os.getpid()}"
+        me = f"{socket.gethostname()}:{os.getpid()}{self._label}"
         reported, reported_at = None, 0.0
         while True:
             time.sleep(REPORT_SECONDS)
@@ -373,7 +377,7 @@ class Hub:
                 now = time.time()
                 if counts != reported or now - reported_at >= HEARTBEAT_SECONDS:
                     value = f"{counts['long_poll']} {counts['sse']} {now:.0f}"
-                    self._client.hset(METRICS_KEY, me, value)
+                    self._report.hset(METRICS_KEY, me, value)
                     reported, reported_at = counts, now
             except (redis.ConnectionError, redis.TimeoutError):
                 pass  # Redis away: the reader reconnects; counts are written once it is back
@@ -392,6 +396,66 @@ class Hub:
                 del self._channels[name]
             if idle:
                 self._send(self.UNSUBSCRIBE, idle, [None] * len(idle))
+
+
+class ShardHub(Hub):
+    """The subscription to one Redis Cluster master: sharded pub/sub, whose messages go only to
+    the nodes of the channel's slot (a plain PUBLISH on a cluster reaches every node)."""
+
+    SUBSCRIBE = "SSUBSCRIBE"
+    UNSUBSCRIBE = "SUNSUBSCRIBE"
+    MESSAGE = b"smessage"
+    CONFIRMATIONS = (b"ssubscribe", b"sunsubscribe")
+
+
+class ClusterHub:
+    """On Redis Cluster: one ShardHub (one connection) per master, each channel on the master
+    that owns its slot; the same interface as Hub."""
+
+    def __init__(self, cluster: Any, report: redis.Redis):
+        self._cluster, self._report = cluster, report
+        self._hubs: dict[str, ShardHub] = {}
+        self._owners: dict[int, ShardHub] = {}
+        self._lock = threading.Lock()
+
+    def _hub(self, channel: str) -> ShardHub:
+        node = self._cluster.get_node_from_key(channel)
+        with self._lock:
+            hub = self._hubs.get(node.name)
+            if hub is None:
+                hub = self._hubs[node.name] = ShardHub(node.redis_connection, self._report, f"@{node.name}")
+            return hub
+
+    def open(self, channel: str, kind: str, sock: Any = None) -> Waiter:
+        hub = self._hub(channel)
+        waiter = hub.open(channel, kind, sock)
+        # Its own hub, whatever the slot map says later (a failover moves the slot).
+        self._owners[id(waiter)] = hub
+        return waiter
+
+    def close(self, waiter: Waiter) -> None:
+        hub = self._owners.pop(id(waiter), None)
+        if hub is not None:
+            hub.close(waiter)
+
+    @contextmanager
+    def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:
+        waiter = self.open(channel, kind, sock)
+        try:
+            yield waiter
+        finally:
+            self.close(waiter)
+
+    def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
+        hub = self._owners.get(id(waiter))
+        return read() if hub is None else hub.shared_read(waiter, key, read)
+
+    def counts(self) -> dict[str, int]:
+        totals = dict.fromkeys(KINDS, 0)
+        for hub in list(self._hubs.values()):
+            for kind, n in hub.counts().items():
+                totals[kind] += n
+        return totals
 
 
 def open_waiters(client: redis.Redis) -> dict[str, int]:

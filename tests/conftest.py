@@ -75,3 +75,20 @@ def app(config):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster():
+    """A real 6-node Redis Cluster (3 masters, 3 replicas) for the cluster tests."""
+    from tests.cluster_helpers import running_cluster
+
+    yield from running_cluster()
+
+
+@pytest.fixture(scope="module")
+def queue_url():
+    """The queue's own Redis beside a state cluster: RQ and the due index never live there."""
+    proc, url = start_redis(tempfile.mkdtemp(prefix="cardtable-queue-"), persist=False)
+    yield url
+    proc.terminate()
+    proc.wait(10)

@@ -7,8 +7,9 @@ from typing import Any
 
 from engines.registry import GAMES
 
-# Fields the service adds to an engine's events (numbering, who played it).
-_ADDED = ("seq", "bot", "auto")
+# Fields the service adds to an engine's events (numbering, who played it), and a deal's
+# commitment and sealed order, whose salt is fresh randomness no replay can draw again.
+_ADDED = ("seq", "bot", "auto", "deal_commitment", "sealed")
 
 
 def _plain(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

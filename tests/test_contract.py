@@ -94,6 +94,39 @@ def test_compose_restarts_services_and_checks_their_health():
         assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
 
 
+def test_cluster_compose_runs_a_3_master_3_replica_cluster_beside_2_apis_and_2_workers():
+    with open(os.path.join(ROOT, "docker-compose.cluster.yml"), encoding="utf-8") as f:
+        services = yaml.safe_load(f)["services"]
+    nodes = sorted(n for n in services if n.startswith("node-"))
+    assert len(nodes) == 6
+    for name in nodes:
+        cmd = services[name]["command"]
+        assert cmd[0] == "redis-server" and cmd[cmd.index("--cluster-enabled") + 1] == "yes"
+        assert cmd[cmd.index("--appendonly") + 1] == "yes"
+        assert services[name]["restart"] == "unless-stopped"
+    create = " ".join(services["cluster-create"]["command"])
+    assert "--cluster create" in create and "--cluster-replicas 1" in create
+    assert all(n in create for n in nodes)
+    apis = [n for n in services if n.startswith("api")]
+    assert len(apis) == 2 and services["worker"]["deploy"]["replicas"] == 2
+    queue = services["queue"]["command"]
+    assert queue[queue.index("--appendonly") + 1] == "yes"
+    assert "--replicaof" in services["queue-replica"]["command"]
+    for name in [*apis, "worker"]:
+        cmd = services[name]["command"]
+        _check_cardtable_command(cmd)
+        env = services[name]["environment"]
+        assert env["REDIS_URL"].startswith("redis://queue:")
+        hosts = env["CARDTABLE_STATE_URL"].removeprefix("redis+cluster://").split(",")
+        assert sorted(h.split(":")[0] for h in hosts) == nodes
+        deps = services[name]["depends_on"]
+        assert deps["cluster-create"]["condition"] == "service_completed_successfully"
+    for name in apis:
+        check = services[name]["healthcheck"]["test"]
+        command = services[name]["command"]
+        assert f":{command[command.index('--port') + 1]}/readyz" in " ".join(check)
+
+
 def test_ci_runs_the_readme_test_command():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()

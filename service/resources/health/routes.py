@@ -31,7 +31,7 @@ class Ready(MethodView):
         from service.matches import ApiError
 
         try:
-            svc.store.redis.ping()
+            svc.store.ping()
             len(svc.queue.queue)
         except Exception as e:  # any failure to reach Redis means not ready
             raise ApiError(503, "not_ready", f"not ready: {e.__class__.__name__}") from e
