@@ -20,6 +20,7 @@ from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
 from service import codec
 from service.config import Config
+from service.lobby_index import LobbyIndex
 from service.store import IN_PROGRESS, Loaded, Store, channel
 
 log = logging.getLogger("cardtable.matches")
@@ -248,12 +249,17 @@ class MatchService:
             "clock": None,
             "created": time.time(),
             "joins": len(tokens),
+            "listed": bool(body.get("listed")),
         }
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
             events += self._start(record)
         self._seq(events, 0)
         new_clock = self._update_clock(record)
+        if record["listed"] and record["status"] == "waiting":
+            # Into the lobby before the commit, so the lobby never misses a listed waiting match;
+            # readers drop entries that went stale (service/lobby_index.py).
+            LobbyIndex(self.store.redis).add(match_id, record)
         if not self.store.commit(match_id, None, record, events, 0, self._ttl(record)):
             raise ApiError(409, "conflict", "match id collision, try again")
         self._after_commit(match_id, record, 0, new_clock)

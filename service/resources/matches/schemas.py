@@ -33,6 +33,10 @@ class CreateMatchSchema(Schema):
         allow_none=True,
         metadata={"description": "stock order, top card first; needs CARDTABLE_ALLOW_STACKED_DECK=1"},
     )
+    listed = ma.fields.Boolean(
+        load_default=False,
+        metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
+    )
 
 
 class SeatOutSchema(Schema):
