@@ -107,7 +107,8 @@ class ViewSchema(Schema):
     discard = ma.fields.Nested(DiscardSchema, allow_none=True, required=True)
     table = ma.fields.Dict(required=True, metadata={"description": "public game state (melds, bids, trick…)"})
     scores = ma.fields.Dict(required=True)
-    legal_actions = ma.fields.List(ma.fields.Dict(), required=True)
+    # Named (not a bare dict) so a generated client can send a legal action back as it is.
+    legal_actions = ma.fields.List(ma.fields.Nested("ActionSchema"), required=True)
     round_result = ma.fields.Dict(allow_none=True, required=True)
     winners = ma.fields.List(ma.fields.Integer(), allow_none=True, required=True)
 
@@ -158,7 +159,7 @@ class EventSchema(Schema):
 
 class EventsSchema(Schema):
     events = ma.fields.List(
-        ma.fields.Dict(), required=True, metadata={"description": "each has seq and type"}
+        ma.fields.Nested(EventSchema), required=True, metadata={"description": "each has seq and type"}
     )
     version = ma.fields.Integer(required=True)
 
@@ -170,5 +171,5 @@ class HistorySchema(Schema):
     seats = ma.fields.List(ma.fields.Dict(), required=True)
     seed = ma.fields.Integer(required=True)
     deck = ma.fields.List(ma.fields.String(), allow_none=True, required=True)
-    events = ma.fields.List(ma.fields.Dict(), required=True)
+    events = ma.fields.List(ma.fields.Nested(EventSchema), required=True)
     version = ma.fields.Integer(required=True)
