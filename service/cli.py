@@ -1,4 +1,4 @@
-"""The `cardtable` command: serve, worker, tournament, openapi."""
+"""The `cardtable` command: serve, worker, tournament, openapi, loadtest."""
 
 from __future__ import annotations
 
@@ -167,6 +167,33 @@ def tournament_plot(result, path: str) -> None:
     plt.close(fig)
 
 
+def cmd_loadtest(args: argparse.Namespace) -> int:
+    import tempfile
+    from contextlib import ExitStack
+
+    from service.loadtest import embedded_service, locustfile
+
+    env = dict(os.environ)
+    if args.think:
+        env["CARDTABLE_LOAD_THINK"] = args.think
+    with ExitStack() as stack:
+        host = args.host
+        if host is None:
+            data = stack.enter_context(tempfile.TemporaryDirectory(prefix="cardtable-loadtest-"))
+            host = stack.enter_context(embedded_service(data, args.serve_threads))
+            print(f"load test against an embedded cardtable service at {host}", flush=True)
+        # locust runs in its own process: it patches the standard library for gevent.
+        locust = [
+            sys.executable, "-m", "locust", "-f", locustfile(), "--headless", "--only-summary",
+            "--users", str(args.users), "--spawn-rate", str(args.spawn_rate),
+            "--run-time", args.run_time, "--host", host,
+        ]  # fmt: skip
+        if args.csv:
+            locust += ["--csv", args.csv]
+        # locust's own exit code: 1 when any request failed.
+        return subprocess.run(locust, env=env).returncode
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardtable", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -198,6 +225,24 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--plot", default=None, help="write the ladder as a PNG")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=cmd_tournament)
+
+    load = sub.add_parser(
+        "loadtest", help="simulated players play whole matches against a service (locust, headless)"
+    )
+    load.add_argument("--users", type=int, default=10, help="simulated players")
+    load.add_argument("--spawn-rate", type=float, default=2, help="players started per second")
+    load.add_argument("--run-time", default="1m", help="how long, e.g. 30s, 5m, 1h")
+    load.add_argument(
+        "--host", default=None, help="base URL of the service; default: start an embedded one (like serve)"
+    )
+    load.add_argument(
+        "--think", default=None, help="seconds a player thinks before a move, 'min,max' (0.5,2)"
+    )
+    load.add_argument("--csv", default=None, help="also write locust's CSV files with this prefix")
+    load.add_argument(
+        "--serve-threads", type=int, default=32, help="threads per worker of the embedded service"
+    )
+    load.set_defaults(func=cmd_loadtest)
 
     openapi = sub.add_parser("openapi", help="write the OpenAPI document the service generates")
     openapi.add_argument("--output", "-o", default="-")
