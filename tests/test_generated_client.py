@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from tests.api_helpers import cards_in
 from tests.serve_helpers import ROOT, cardtable_serve
 
 
@@ -137,6 +138,8 @@ def test_generated_client_plays_a_whole_spades_match_against_three_bots(gen, bas
     assert resp.parsed.error == "match_not_active"
     history = typed_call(get_history, match_id=match_id, client=me).parsed
     assert isinstance(history, History) and history.events[-1].type_ == "match_over"
+    # Every event keeps the fields of its type (the deals show all 52 cards, unredacted).
+    assert len(cards_in([e.to_dict() for e in history.events])) == 52
 
 
 def test_generated_client_plays_a_three_thirteen_round_against_bots(gen, base):

@@ -10,6 +10,14 @@ from service.extensions import Schema
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
 
+class AsIs(ma.fields.Nested):
+    """Documented as its named schema (a generated client gets a model), written out as the dict
+    it is: events and actions carry more fields than the schema names, by type and game."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value
+
+
 class SeatInSchema(Schema):
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
     name = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
@@ -108,7 +116,7 @@ class ViewSchema(Schema):
     table = ma.fields.Dict(required=True, metadata={"description": "public game state (melds, bids, trick…)"})
     scores = ma.fields.Dict(required=True)
     # Named (not a bare dict) so a generated client can send a legal action back as it is.
-    legal_actions = ma.fields.List(ma.fields.Nested("ActionSchema"), required=True)
+    legal_actions = ma.fields.List(AsIs("ActionSchema"), required=True)
     round_result = ma.fields.Dict(allow_none=True, required=True)
     winners = ma.fields.List(ma.fields.Integer(), allow_none=True, required=True)
 
@@ -159,7 +167,7 @@ class EventSchema(Schema):
 
 class EventsSchema(Schema):
     events = ma.fields.List(
-        ma.fields.Nested(EventSchema), required=True, metadata={"description": "each has seq and type"}
+        AsIs(EventSchema), required=True, metadata={"description": "each has seq and type"}
     )
     version = ma.fields.Integer(required=True)
 
@@ -171,5 +179,5 @@ class HistorySchema(Schema):
     seats = ma.fields.List(ma.fields.Dict(), required=True)
     seed = ma.fields.Integer(required=True)
     deck = ma.fields.List(ma.fields.String(), allow_none=True, required=True)
-    events = ma.fields.List(ma.fields.Nested(EventSchema), required=True)
+    events = ma.fields.List(AsIs(EventSchema), required=True)
     version = ma.fields.Integer(required=True)
