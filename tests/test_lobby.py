@@ -8,10 +8,14 @@ from collections import Counter
 
 import pytest
 import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from engines.registry import GAMES
 from service.lobby_index import LobbyIndex
 from tests.api_helpers import Api, auth
 from tests.serve_helpers import cardtable_serve
+from tests.test_fuzz import JSON
 from tests.test_serve import call
 
 OPEN = {"kind": "open"}
@@ -163,6 +167,21 @@ def test_bad_quick_play_is_422_and_creates_nothing(api, body, field):
     if field:
         assert field in r.get_json()["errors"]
     assert lobby_ids(api, "limit=100") == before
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.fixed_dictionaries(
+        {"game": st.sampled_from(sorted(GAMES) + ["nope"])},
+        optional={"options": JSON, "name": JSON, "players": JSON},
+    ),
+    st.text(max_size=40),
+)
+def test_random_quick_play_bodies_and_cursors_never_crash(client, body, cursor):
+    resp = client.post("/v1/matches/quick", json=body)
+    assert resp.status_code in (200, 422), (body, resp.get_data(as_text=True))
+    listing = client.get("/v1/matches", query_string={"cursor": cursor, "limit": 3})
+    assert listing.status_code in (200, 422), (cursor, listing.get_data(as_text=True))
 
 
 def test_twenty_concurrent_quick_players_never_share_a_seat(tmp_path):
