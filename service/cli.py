@@ -139,12 +139,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         lo, hi = side.interval()
         print(f"  {side.level:>7}: win rate {side.rate:6.1%}  95% CI [{lo:6.1%}, {hi:6.1%}]")
     if args.plot:
-        tournament_plot(result, args.plot)
+        tournament_plot(result, args.plot, options)
         print(f"plot written to {args.plot}")
     return 0
 
 
-def tournament_plot(result, path: str) -> None:
+def tournament_plot(result, path: str, options: dict | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -161,7 +161,9 @@ def tournament_plot(result, path: str) -> None:
     ax.axhline(1 / len(names), color="grey", linestyle="--", linewidth=1)
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% CI)")
-    ax.set_title(f"{result.game}: {result.sides[0].matches} matches")
+    # The options in the title: two ladders of one game (Zhol small and large) must differ.
+    given = ", ".join(f"{k} {v}" for k, v in sorted((options or {}).items()))
+    ax.set_title(f"{result.game}{f' ({given})' if given else ''}: {result.sides[0].matches} matches")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
