@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import os
@@ -175,6 +176,8 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
 
     from service.loadtest import embedded_service, locustfile
 
+    if importlib.util.find_spec("locust") is None:
+        sys.exit("cardtable loadtest needs locust: pip install 'cardtable[load]'")
     env = dict(os.environ)
     if args.think:
         env["CARDTABLE_LOAD_THINK"] = args.think
