@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import Counter
@@ -113,6 +114,47 @@ def test_an_entry_whose_match_never_appeared_is_dropped_after_a_grace_time(api, 
     # A young entry may belong to a match whose creating commit is still on its way: it stays.
     young_entry = next(m for m in members if "fedcba9876543210" in m)
     index.drop(young_entry)
+
+
+def test_lobby_never_scans_and_no_command_or_transaction_spans_two_hash_tags(api, redis_url):
+    """Ready for Redis Cluster: a match's keys share {m:<id>}, the lobby's share {lobby}, and no
+    command or MULTI block mixes the two (or scans keys)."""
+    client = redis.Redis.from_url(redis_url)
+    seen: list[dict] = []
+    ready = threading.Event()
+
+    def watch():
+        with client.monitor() as monitor:
+            ready.set()
+            for command in monitor.listen():
+                if "lobby-monitor-stop" in command["command"]:
+                    return
+                seen.append(command)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    assert ready.wait(10)
+    host = listed(api, [{"kind": "human"}, OPEN, OPEN], game="three-thirteen")
+    lobby_ids(api, "game=three-thirteen")
+    for _ in range(3):  # joins the listed match twice (it starts), then hosts a new one
+        api.c.post("/v1/matches/quick", json={"game": "three-thirteen", "players": 3})
+    client.echo("lobby-monitor-stop")
+    watcher.join(10)
+    tag = re.compile(r"\{(m:[0-9a-f]{16}|lobby)\}")
+    blocks: dict[str, set[str]] = {}
+    assert any(host["id"] in c["command"] for c in seen) and any("{lobby}" in c["command"] for c in seen)
+    for c in seen:
+        name = c["command"].split(" ", 1)[0].upper()
+        assert name not in ("KEYS", "SCAN"), c["command"]
+        tags = set(tag.findall(c["command"]))
+        assert len(tags) <= 1, c["command"]
+        conn = f"{c.get('client_address')}:{c.get('client_port')}"
+        if name == "MULTI":
+            blocks[conn] = set()
+        elif name == "EXEC":
+            assert len(blocks.pop(conn, set())) <= 1
+        elif conn in blocks:
+            blocks[conn] |= tags
 
 
 @pytest.mark.parametrize(
