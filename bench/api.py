@@ -53,12 +53,16 @@ gc.freeze()
 """
 
 
-def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, cwd: str) -> subprocess.Popen:
+def gunicorn(
+    app: str, port: int, env: dict, workers: int, threads: int, cwd: str, worker_class: str = "gevent"
+) -> subprocess.Popen:
+    """gunicorn as `cardtable serve --worker-class <worker_class>` runs it."""
     cmd = [
         sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
-        "--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
+        "--workers", str(workers), "--worker-class", worker_class,
         "--reuse-port", "--log-level", "warning",
     ]  # fmt: skip
+    cmd += ["--worker-connections", "10000"] if worker_class == "gevent" else ["--threads", str(threads)]
     proc = subprocess.Popen(cmd, env=env, cwd=cwd)
     deadline = time.monotonic() + 30
     while True:
@@ -95,6 +99,17 @@ def cpu_seconds(pid: int, children: bool = True) -> float:
     return total
 
 
+def http_request(method: str, path: str, body=None, token=None) -> bytes:
+    """One HTTP/1.1 request, JSON body and bearer token optional, as bytes to send."""
+    data = orjson.dumps(body) if body is not None else b""
+    head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\nContent-Length: {len(data)}\r\n"
+    if body is not None:
+        head += "Content-Type: application/json\r\n"
+    if token:
+        head += f"Authorization: Bearer {token}\r\n"
+    return head.encode() + b"\r\n" + data
+
+
 _CONTENT_LENGTH = re.compile(rb"(?i)\r\ncontent-length: *(\d+)")
 
 
@@ -114,14 +129,9 @@ class Client:
         self.buf = b""
 
     def call(self, method: str, path: str, body=None, token=None) -> tuple[int, dict, float]:
-        data = orjson.dumps(body) if body is not None else b""
-        head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\nContent-Length: {len(data)}\r\n"
-        if body is not None:
-            head += "Content-Type: application/json\r\n"
-        if token:
-            head += f"Authorization: Bearer {token}\r\n"
+        request = http_request(method, path, body, token)
         start = time.perf_counter()
-        self.sock.sendall(head.encode() + b"\r\n" + data)
+        self.sock.sendall(request)
         buf = self.buf
         while (end := buf.find(b"\r\n\r\n")) < 0:
             buf += self._recv()
@@ -282,7 +292,12 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=1, help="matches per client")
     ap.add_argument("--seconds", type=float, default=60, help="stop playing after this long")
     ap.add_argument("--workers", type=int, default=2, help="gunicorn workers (as cardtable serve)")
-    ap.add_argument("--threads", type=int, default=8, help="threads per worker (as cardtable serve)")
+    ap.add_argument(
+        "--threads", type=int, default=8, help="threads per worker with gthread (as cardtable serve)"
+    )
+    ap.add_argument(
+        "--worker-class", choices=("gevent", "gthread"), default="gevent", help="as cardtable serve's"
+    )
     ap.add_argument("--rounds", type=int, default=3, help="service-then-floor rounds, each on fresh servers")
     ap.add_argument(
         "--paced",
@@ -309,7 +324,8 @@ def main() -> None:
     os.makedirs(floor_dir)
     with open(os.path.join(floor_dir, "floor_app.py"), "w") as f:
         f.write(FLOOR_APP)
-    print(f"clients {threads * args.processes}, gunicorn {args.workers} workers x {args.threads} threads")
+    per_worker = "greenlets" if args.worker_class == "gevent" else f"{args.threads} threads"
+    print(f"clients {threads * args.processes}, gunicorn {args.workers} workers x {per_worker}")
     rounds, finished = [], []
     try:
         for r in range(args.rounds):
@@ -392,7 +408,7 @@ def service_phase(args, threads: int, env: dict, redis_pid: int, seed: int, mean
     """The service on a fresh gunicorn, played by the clients (back to back, or `mean_gap` apart
     on average), with the CPU its workers and Redis spent meanwhile."""
     port = free_port()
-    proc = gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT)
+    proc = gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT, args.worker_class)
     try:
         cpu0 = cpu_seconds(proc.pid), cpu_seconds(redis_pid, children=False)
         moves, lat, ids, wall = drive(
@@ -430,7 +446,15 @@ def wrk_floor(args, env: dict, floor_dir: str) -> str:
     with open(script, "w") as f:
         f.write(WRK_SCRIPT)
     port = free_port()
-    proc = gunicorn("floor_app:app", port, dict(env, BLOB_SIZE="2600"), args.workers, args.threads, floor_dir)
+    proc = gunicorn(
+        "floor_app:app",
+        port,
+        dict(env, BLOB_SIZE="2600"),
+        args.workers,
+        args.threads,
+        floor_dir,
+        args.worker_class,
+    )
     try:
         cmd = ["wrk", "-t2", f"-c{args.clients}", f"-d{int(args.seconds)}s", "--latency", "-s", script]
         out = subprocess.run(
@@ -454,7 +478,7 @@ def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: i
     # --- the floor: one GET + one SET of a blob the size of a match record ---
     fport = free_port()
     fenv = dict(env, BLOB_SIZE=str(result["record_size"]))
-    proc = gunicorn("floor_app:app", fport, fenv, args.workers, args.threads, floor_dir)
+    proc = gunicorn("floor_app:app", fport, fenv, args.workers, args.threads, floor_dir, args.worker_class)
     try:
         per_client = max(50, len(result["lat"]) // args.clients)
         fcpu0 = cpu_seconds(proc.pid), cpu_seconds(redis_proc.pid, children=False)

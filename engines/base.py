@@ -6,7 +6,9 @@ the only way data leaves an engine (HTTP responses, events, logs, bot input).
 
 Events are dicts with at least `type`. Fields only some seats may see go under
 `secret`, a mapping from seat number (as a string, for JSON) to the extra
-fields that seat sees; `redact_event` is the one place that applies it.
+fields that seat sees; `redact_event` is the one place that applies it. What no
+seat may see before the match is over (a deal's salt and deck order) goes under
+`sealed`, which `redact_event` always strips and only `/history` publishes.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines import rng as rngmod
 from engines.errors import InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 
 State = dict[str, Any]
@@ -50,7 +53,7 @@ class Option:
 def redact_event(event: Event, seat: int | None) -> Event:
     """The event as `seat` may see it (None: a spectator)."""
     secret = event.get("secret")
-    out = {k: v for k, v in event.items() if k != "secret"}
+    out = {k: v for k, v in event.items() if k not in ("secret", "sealed")}
     if secret and seat is not None:
         out.update(secret.get(str(seat), {}))
     return out
@@ -121,13 +124,23 @@ class Game:
 
     # --- life cycle --------------------------------------------------------
     def new_match(
-        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+        self,
+        options: dict[str, Any],
+        num_seats: int,
+        seed: int,
+        deck: list[str] | None = None,
+        deal_key: str | None = None,
     ) -> tuple[State, list[Event]]:
         """A match with its first round dealt. `options` are already validated.
 
-        With `deck` (top card first) the first deal uses it unshuffled.
+        With `deck` (top card first) the first deal uses it unshuffled. `deal_key` (64 hex
+        digits, secret) keys the salts of the deal commitments (`engines.rng.seal_deck`).
         """
         raise NotImplementedError
+
+    def deal_commitment(self, state: State) -> str | None:
+        """The commitment to the current round's deck order (docs/api.md, "Fair deals")."""
+        return rngmod.deal_commitment(state["rng"])
 
     def status(self, state: State) -> str:
         """ "active", "round_over" or "finished"."""

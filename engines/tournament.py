@@ -9,7 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.base import Game
+from engines.base import BOT_LEVELS, Game
+from engines.solver_level import LADDER_ONLY_LEVELS
+
+# Every level a tournament seat may play: the API's levels, the random bottom rung and the
+# measuring-only `solver` baseline (docs/bots.md).
+LEVELS = ("random", *BOT_LEVELS, *LADDER_ONLY_LEVELS)
 
 # A side is one level's seat group: a partnership in Spades, one seat elsewhere.
 TEAM_GAMES = {"spades": 2}

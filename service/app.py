@@ -13,7 +13,7 @@ from flask import Flask, request, send_from_directory
 from service.config import Config
 from service.extensions import Api, error_response
 from service.matches import ApiError, MatchService
-from service.store import RateLimited, Store
+from service.store import RateLimited, Store, connect
 from workers.queue import JobQueue, make_queue
 
 log = logging.getLogger("cardtable.app")
@@ -27,7 +27,7 @@ SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standa
 
 
 def build_service(config: Config) -> MatchService:
-    client = redis.Redis.from_url(config.REDIS_URL)
+    client = connect(config.REDIS_URL)
     return MatchService(Store(client), config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
 
 
@@ -58,11 +58,15 @@ def create_app(config: Config | None = None) -> Flask:
 
     from service.resources.games.routes import blp as games_blp
     from service.resources.health.routes import blp as health_blp
+    from service.resources.hints.routes import blp as hints_blp
     from service.resources.lobby.routes import blp as lobby_blp
     from service.resources.matches.routes import blp as matches_blp
 
-    for blp in (games_blp, matches_blp, lobby_blp, health_blp):
+    for blp in (games_blp, matches_blp, lobby_blp, hints_blp, health_blp):
         api.register_blueprint(blp)
+    from service.resources.play import blp as play_blp
+
+    app.register_blueprint(play_blp)  # the web table; not in the OpenAPI document (docs/play.md)
 
     @app.get(SWAGGER_UI_ASSETS + "<name>")
     def _swagger_ui_asset(name: str):

@@ -22,34 +22,99 @@ def _default_data_dir() -> str:
     return os.path.join(base, "cardtable")
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    env = dict(os.environ)
-    procs: list[subprocess.Popen] = []
-    if not env.get("REDIS_URL"):
-        from service.embedded import start_redis
+def raise_open_file_limit() -> int:
+    """Raise this process's soft limit of open files to its hard limit (children inherit it):
+    every waiting long-poll or stream is an open socket, and 1,024, a common default, is few."""
+    import resource
 
-        redis_proc, url = start_redis(os.path.join(args.data_dir, "redis"))
-        procs.append(redis_proc)
-        env["REDIS_URL"] = url
-        log.info("embedded Redis at %s (data in %s)", url, args.data_dir)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    # An unlimited hard limit is not a value the soft one may take: Linux caps at nr_open.
+    target = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    if soft == resource.RLIM_INFINITY or soft >= target:
+        return soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError) as e:
+        log.warning("could not raise the open-file limit from %s to %s: %s", soft, target, e)
+        return soft
+    return target
+
+
+class _Child:
+    """A process `serve` runs; with `restart`, started again when it dies instead of stopping all."""
+
+    def __init__(self, name: str, start, restart: bool, proc: subprocess.Popen | None = None):
+        self.name, self.start, self.restart = name, start, restart
+        self.proc = proc
+        self.started = time.monotonic()
+        self.backoff = 1.0
+        self.retry_at: float | None = None
+
+    def launch(self) -> None:
+        self.proc, self.started, self.retry_at = self.start(), time.monotonic(), None
+
+    def check(self) -> bool:
+        """False when the child died and `serve` must stop; restarts it (with backoff) otherwise."""
+        now = time.monotonic()
+        if self.retry_at is not None:
+            if now >= self.retry_at:
+                try:
+                    self.launch()
+                    log.warning("%s restarted", self.name)
+                except Exception as e:  # e.g. Redis could not start: try again later
+                    self._schedule(now, f"failed to start ({e})")
+            return True
+        if self.proc is None or self.proc.poll() is None:
+            return True
+        if not self.restart:
+            log.error("%s exited with %s; stopping", self.name, self.proc.returncode)
+            return False
+        if now - self.started > 60:
+            self.backoff = 1.0  # it ran a good while: a new failure, not a crash loop
+        self._schedule(now, f"exited with {self.proc.returncode}")
+        return True
+
+    def _schedule(self, now: float, why: str) -> None:
+        log.error("%s %s; restarting it in %.0f s", self.name, why, self.backoff)
+        self.retry_at = now + self.backoff
+        self.backoff = min(self.backoff * 2, 30.0)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
+    """Redis (same data directory, append-only file, same port) and one worker, both restarted
+    by `serve` when they die; a worker also waits out Redis being away."""
+    from service.embedded import start_redis
+
+    redis_dir = os.path.join(data_dir, "redis")
+    first, url = start_redis(redis_dir)
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    env["REDIS_URL"] = url
+    log.info("embedded Redis at %s (data in %s)", url, data_dir)
+
+    def redis_proc() -> subprocess.Popen:
+        return start_redis(redis_dir, port=port)[0]
+
+    def worker_proc() -> subprocess.Popen:
         # Embedded mode runs its own worker; with REDIS_URL, run `cardtable worker` separately.
-        procs.append(subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env))
-    gunicorn = [
-        sys.executable, "-m", "gunicorn", "service.wsgi:app",
-        "--bind", f"{args.host}:{args.port}",
-        "--workers", str(args.workers),
-        "--worker-class", "gthread",
-        "--threads", str(args.threads),
-        # One listening socket per worker so the kernel spreads connections over them:
-        # with a shared socket the first worker to wake keeps nearly every keep-alive client.
-        "--reuse-port",
-    ]  # fmt: skip
-    if args.access_log:
-        # Only when asked: even into /dev/null gunicorn formats a line per request.
-        gunicorn += ["--access-logfile", "-"]
-    procs.append(subprocess.Popen(gunicorn, env=env))
-    print(f"cardtable serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
+        return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
 
+    return [_Child("embedded Redis", redis_proc, True, first), _Child("worker", worker_proc, True)]
+
+
+def _supervise(children: list[_Child]) -> int:
+    """Start the children not yet running, then watch them until Ctrl-C/SIGTERM (0) or a child
+    that is not restarted dies (1)."""
+    for child in children:
+        if child.proc is None:
+            child.launch()
     stopping = False
 
     def stop(*_):
@@ -60,40 +125,48 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     code = 0
     while not stopping:
-        for p in procs:
-            if p.poll() is not None:
-                log.error(
-                    "%s exited with %s; stopping",
-                    p.args[0] if isinstance(p.args, list) else p.args,
-                    p.returncode,
-                )
-                stopping, code = True, 1
+        if not all(child.check() for child in children):
+            stopping, code = True, 1
         time.sleep(0.2)
     # Stop the web and worker processes before Redis so they can finish their writes.
-    for p in reversed(procs):
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    for child in reversed(children):
+        child.stop()
     return code
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    log.info("open-file limit %s", raise_open_file_limit())
+    env = dict(os.environ)
+    children: list[_Child] = []
+    if not env.get("REDIS_URL"):
+        children = _embedded(args.data_dir, env)
+    gunicorn = [
+        sys.executable, "-m", "gunicorn", "service.wsgi:app",
+        "--bind", f"{args.host}:{args.port}",
+        "--workers", str(args.workers),
+        "--worker-class", args.worker_class,
+        # One listening socket per worker so the kernel spreads connections over them:
+        # with a shared socket the first worker to wake keeps nearly every keep-alive client.
+        "--reuse-port",
+    ]  # fmt: skip
+    if args.worker_class == "gevent":
+        # Every open connection is a greenlet; a waiting long-poll or stream is one of them.
+        gunicorn += ["--worker-connections", str(args.worker_connections)]
+    else:
+        gunicorn += ["--threads", str(args.threads)]
+    if args.access_log:
+        # Only when asked: even into /dev/null gunicorn formats a line per request.
+        gunicorn += ["--access-logfile", "-"]
+    # gunicorn's master restarts its own workers; if the master itself dies, serve stops.
+    children.append(_Child("gunicorn", lambda: subprocess.Popen(gunicorn, env=env), False))
+    print(f"cardtable serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
+    return _supervise(children)
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
-    import redis
-    from rq.worker import SimpleWorker
+    from workers.worker import run
 
-    from workers.queue import make_queue
-
-    config = Config.from_env()
-    client = redis.Redis.from_url(config.REDIS_URL)
-    queue = make_queue(client, args.queue or config.QUEUE)
-    # SimpleWorker runs jobs in-process: a bot turn is milliseconds of Python, and forking a
-    # work horse per job would cost more than the job itself.
-    worker = SimpleWorker([queue], connection=client, serializer=queue.serializer)
-    worker.work(burst=args.burst, with_scheduler=not args.no_scheduler, logging_level=args.log_level)
-    return 0
+    return run(args.queue, args.burst, not args.no_scheduler, args.log_level)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
@@ -122,15 +195,14 @@ def _progress(done: int, total: int) -> None:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from engines import tournament
-    from engines.base import BOT_LEVELS
     from engines.registry import GAMES
 
     if args.game not in GAMES:
         sys.exit(f"unknown game {args.game!r}; choose from {', '.join(sorted(GAMES))}")
     levels = [lv.strip() for lv in args.seats.split(",")]
-    bad = [lv for lv in levels if lv not in (*BOT_LEVELS, "random")]
+    bad = [lv for lv in levels if lv not in tournament.LEVELS]
     if bad or len(levels) < 2:
-        sys.exit(f"--seats takes two or more of {', '.join((*BOT_LEVELS, 'random'))}, comma-separated")
+        sys.exit(f"--seats takes two or more of {', '.join(tournament.LEVELS)}, comma-separated")
     options = json.loads(args.options) if args.options else {}
     result = tournament.run(
         GAMES[args.game], levels, args.matches, args.seed, options, None if args.quiet else _progress
@@ -207,7 +279,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    serve.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    serve.add_argument(
+        "--worker-class",
+        choices=("gevent", "gthread"),
+        default="gevent",
+        help="gevent: requests are greenlets, so waiting long-polls and streams cost no thread "
+        "(docs/architecture.md); gthread: a fixed number of threads per worker",
+    )
+    serve.add_argument(
+        "--worker-connections",
+        type=int,
+        default=10000,
+        help="open connections per worker with gevent, waiting long-polls and streams included",
+    )
+    serve.add_argument(
+        "--threads", type=int, default=8, help="threads per worker with --worker-class gthread"
+    )
     serve.add_argument("--data-dir", default=_default_data_dir(), help="embedded Redis data directory")
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.set_defaults(func=cmd_serve)
@@ -216,7 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--queue", default=None, help="queue name (default CARDTABLE_QUEUE)")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     worker.add_argument(
-        "--no-scheduler", action="store_true", help="do not run RQ's scheduler in this worker"
+        "--no-scheduler",
+        action="store_true",
+        help="never run RQ's scheduler and the sweeper in this worker (one worker runs them at a time)",
     )
     worker.add_argument("--log-level", default="INFO")
     worker.set_defaults(func=cmd_worker)

@@ -10,6 +10,8 @@
 | `CARDTABLE_RATE_LIMIT` | `100` | requests a second per token (or per address without one); 0: off |
 | `CARDTABLE_QUEUE` | `cardtable` | name of the RQ queue for bot turns and turn clocks |
 | `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
+| `CARDTABLE_SWEEP_GRACE` | `5` | seconds past its time before the sweeper re-enqueues a bot turn or clock |
+| `CARDTABLE_SWEEP_INTERVAL` | `2` | seconds between two sweeps (one worker sweeps at a time) |
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ class Config:
     QUEUE: str = "cardtable"
     LOG_LEVEL: str = "INFO"
     IDEMPOTENCY_TTL: int = 24 * 3600
+    # The sweeper (workers/housekeeping.py): how late a job may be before it is enqueued again,
+    # and how often the overdue matches are looked at.
+    SWEEP_GRACE: float = 5.0
+    SWEEP_INTERVAL: float = 2.0
     # Longest long-poll on /events (docs/api.md caps `wait` at 30 s).
     MAX_WAIT: int = 30
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from engines.registry import GAMES
 from service.lobby_index import LobbyIndex, parse_member, table_hash
-from service.matches import ApiError, MatchService, _engine_call, match_status
+from service.matches import ApiError, MatchService, match_options, match_status
 
 # Index entries read per round trip while filling a page or looking for a seat.
 _BATCH = 20
@@ -114,7 +114,7 @@ class Lobby:
         """Join the oldest listed waiting match of this table with an open seat, else host a new one."""
         game = GAMES[game_id]
         seats = players or game.min_seats
-        options = _engine_call(game.validate_options, options, seats)
+        options = match_options(game, options, seats)
         table = table_hash(options, seats)
         after = None
         for _ in range(_MAX_SCANNED // _BATCH):

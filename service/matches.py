@@ -13,15 +13,17 @@ import logging
 import random
 import secrets
 import time
+import traceback
 from typing import Any
 
 from engines.base import Game, redact_event
 from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
-from service import codec
+from service import codec, hints
 from service.config import Config
 from service.lobby_index import LobbyIndex
 from service.store import IN_PROGRESS, Loaded, Store, channel
+from service.waiters import Hub, Waiter
 
 log = logging.getLogger("cardtable.matches")
 
@@ -30,6 +32,9 @@ _RETRIES = 8
 
 # Level that plays a resigned seat on in games with three or more individual players.
 _RESIGNED_LEVEL = "medium"
+
+# Buckets (seconds) of the bot-turn latency histogram in /metrics.
+BOT_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
 class ApiError(Exception):
@@ -83,6 +88,7 @@ class MatchService:
         self.store = store
         self.config = config
         self.queue = queue
+        self.waiters = Hub(store.redis)
 
     # --- reading -----------------------------------------------------------
     def load(self, match_id: str) -> Loaded:
@@ -135,6 +141,7 @@ class MatchService:
             if s["kind"] == "bot":
                 entry["level"] = s["level"]
             entry.update(p)
+            entry["hints_used"] = hints.hints_used(record, p["seat"])
             if s.get("left"):
                 entry["left"] = True
             players.append(entry)
@@ -162,29 +169,55 @@ class MatchService:
             "legal_actions": legal,
             "round_result": game_view.get("round_result"),
             "winners": game_view.get("winners") if status == "finished" else None,
+            "deal_commitment": game_of(record).deal_commitment(record["state"]) if record["state"] else None,
+            "seeded_by_client": record.get("seeded_by_client", False),
         }
         return out
 
-    def events(self, match_id: str, seat: int | None, after: int, wait: float) -> tuple[list[dict], int]:
-        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds."""
-        loaded = self.load(match_id)
-        raw = self.store.events(match_id, after)
+    def events(
+        self,
+        match_id: str,
+        seat: int | None,
+        after: int,
+        wait: float,
+        client: Any = None,
+        loaded: Loaded | None = None,
+    ) -> tuple[list[dict], int]:
+        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds.
+
+        The wait registers with the process's one subscription (service/waiters.py) and
+        holds no Redis connection; `client` (the client's socket) ends it when the client
+        hangs up. `loaded`: the match, when the caller has just loaded it."""
+        version = (loaded or self.load(match_id)).version
+        raw, now = self.store.events_since(match_id, after)
         if not raw and wait > 0:
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                pubsub.subscribe(channel(match_id))
-                raw = self.store.events(match_id, after)  # written between the read and SUBSCRIBE
-                deadline = time.monotonic() + wait
-                while not raw:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        break
-                    if pubsub.get_message(timeout=min(left, 1.0)) is not None:
-                        raw = self.store.events(match_id, after)
-            finally:
-                pubsub.close()
-            loaded = self.load(match_id)
-        return [redact_event(e, seat) for e in raw], loaded.version
+            with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
+                # Written between the first read and the subscription?
+                raw, now = self.store.events_since(match_id, after)
+                if not raw:
+                    raw, now = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw], version if now is None else now
+
+    def stream_events(self, match_id: str, seat: int | None, after: int, wait: float, waiter: Waiter) -> list:
+        """For a stream, which keeps `waiter` registered all its life: the next events after
+        `after` (waiting up to `wait` seconds), one read a wake-up."""
+        raw, _ = self.store.events_since(match_id, after)
+        if not raw:
+            raw, _ = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw]
+
+    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
+        deadline = time.monotonic() + wait
+        while not waiter.gone:
+            left = deadline - time.monotonic()
+            if left <= 0 or not waiter.wait(left):
+                break
+            raw, version = self.waiters.shared_read(
+                waiter, (match_id, after), lambda: self.store.events_since(match_id, after)
+            )
+            if raw:
+                return raw, version
+        return [], None
 
     def history(self, match_id: str, token: str | None) -> dict[str, Any]:
         loaded = self.load(match_id)
@@ -193,14 +226,17 @@ class MatchService:
             self.authenticate(record, token)
         if match_status(record) not in ("finished", "aborted"):
             raise ApiError(409, "match_not_active", "the history is published when the match is over")
+        events = self.store.events(match_id, 0)
         return {
             "id": match_id,
             "game": record["game"],
             "options": record["options"],
             "seats": [_public_seat(s) for s in record["seats"]],
             "seed": record["seed"],
+            "seeded_by_client": record.get("seeded_by_client", False),
             "deck": record["deck"],
-            "events": self.store.events(match_id, 0),
+            "deals": revealed_deals(events),
+            "events": events,
             "version": loaded.version,
         }
 
@@ -208,12 +244,12 @@ class MatchService:
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         game = GAMES[body["game"]]
         seats_in = body["seats"]
-        options = _engine_call(game.validate_options, body.get("options") or {}, len(seats_in))
+        options = match_options(game, body.get("options") or {}, len(seats_in))
         deck = body.get("deck")
         if deck is not None:
             if not self.config.ALLOW_STACKED_DECK:
                 raise ApiError(403, "forbidden", "this server does not accept stacked decks")
-            full = game.full_deck(options)
+            full = game.full_deck(hints.engine_options(options))
             if sorted(deck) != sorted(full):
                 raise ApiError(
                     422,
@@ -222,6 +258,9 @@ class MatchService:
                     {"deck": ["not a permutation of the full deck"]},
                 )
         seed = body.get("seed")
+        if seed is not None and not self.config.ALLOW_STACKED_DECK:
+            _check_client_seed(seats_in)
+        seeded_by_client = seed is not None or deck is not None
         if seed is None:
             seed = secrets.randbits(62)
         match_id = secrets.token_hex(8)
@@ -243,6 +282,7 @@ class MatchService:
             "options": options,
             "seats": seats,
             "seed": seed,
+            "seeded_by_client": seeded_by_client,
             "deck": deck,
             "status": "waiting",
             "state": None,
@@ -256,13 +296,17 @@ class MatchService:
             events += self._start(record)
         self._seq(events, 0)
         new_clock = self._update_clock(record)
+        record["at"] = round(time.time(), 3)
+        job = pending_job(record)
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
             LobbyIndex(self.store.redis).add(match_id, record)
-        if not self.store.commit(match_id, None, record, events, 0, self._ttl(record)):
+        if not self.store.commit(
+            match_id, None, record, events, 0, self._ttl(record), due=self._due(record, job)
+        ):
             raise ApiError(409, "conflict", "match id collision, try again")
-        self._after_commit(match_id, record, 0, new_clock)
+        self._after_commit(match_id, record, 0, new_clock, job)
         return {
             "id": match_id,
             "seats": [
@@ -302,10 +346,18 @@ class MatchService:
         if deck is None:
             # The service shuffles the first deck itself so history can reveal it; later
             # rounds shuffle inside the engine from the same secret seed.
-            deck = game.full_deck(record["options"])
+            deck = game.full_deck(hints.engine_options(record["options"]))
             random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
             record["deck"] = deck
-        state, events = game.new_match(record["options"], len(record["seats"]), record["seed"], list(deck))
+        # The deal key salts every deal commitment: drawn from the OS, kept only inside the
+        # engine state, so nothing a seat sees (nor the seed) predicts a salt.
+        state, events = game.new_match(
+            hints.engine_options(record["options"]),
+            len(record["seats"]),
+            record["seed"],
+            list(deck),
+            secrets.token_hex(32),
+        )
         record["state"] = state
         record["status"] = "playing"
         return [{"type": "match_started"}, *events]
@@ -446,17 +498,33 @@ class MatchService:
             return "human"
         view = game.view(record["state"], seat)
         rng = random.Random(f"bot:{match_id}:{version}")
-        action = game.bot_action(view, level, rng)
+        since = record.get("at")
         try:
-            events = game.apply(record["state"], seat, action)
-        except EngineError:
-            # A bot bug must not stall the match: log it (without the cards) and play the
-            # random-legal level instead. A refused action leaves the state untouched.
-            log.exception("%s bot at level %s chose an illegal action in match %s", game.id, level, match_id)
-            events = game.apply(record["state"], seat, game.bot_action(view, "random", rng))
+            events = game.apply(record["state"], seat, game.bot_action(view, level, rng))
+        except Exception as exc:
+            # A bot bug must not stall the match: log it, count it and play a random legal
+            # action instead. The log has the bot's stack but not the error's text, which may
+            # name its cards.
+            log.error(
+                "%s bot at level %s raised %s in match %s at version %d; it plays a random legal "
+                "action instead\n%s",
+                game.id, level, type(exc).__name__, match_id, version,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )  # fmt: skip
+            self.store.count("bot_fallbacks")
+            # A refused action leaves the state untouched; anything else may have changed it.
+            loaded = self.store.load(match_id)
+            if loaded is None or loaded.version != version:
+                return "stale"
+            record = loaded.record
+            events = game.apply(record["state"], seat, rng.choice(view["legal_actions"]))
         for e in events:
             e.setdefault("bot", True)
-        return "moved" if self._commit(match_id, loaded, record, events) else "stale"
+        if not self._commit(match_id, loaded, record, events):
+            return "stale"
+        if since is not None:
+            self.store.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
+        return "moved"
 
     def _bot_level(self, record: dict[str, Any], seat: int | None) -> str | None:
         if seat is None:
@@ -482,11 +550,20 @@ class MatchService:
     def _commit(self, match_id, loaded: Loaded, record, events, idem=None) -> bool:
         self._seq(events, loaded.events)
         new_clock = self._update_clock(record)
+        record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        job = pending_job(record)
         ok = self.store.commit(
-            match_id, loaded.version, record, events, loaded.events, self._ttl(record), idem
+            match_id,
+            loaded.version,
+            record,
+            events,
+            loaded.events,
+            self._ttl(record),
+            idem,
+            self._due(record, job),
         )
         if ok:
-            self._after_commit(match_id, record, loaded.version + 1, new_clock)
+            self._after_commit(match_id, record, loaded.version + 1, new_clock, job)
             if match_status(record) in ("finished", "aborted"):
                 self.store.archive(match_id, loaded.version + 1)
         return ok
@@ -539,7 +616,7 @@ class MatchService:
         return "stale"
 
     def _after_commit(
-        self, match_id: str, record: dict[str, Any], version: int, new_clock: bool = False
+        self, match_id: str, record: dict[str, Any], version: int, new_clock: bool, job: str | None
     ) -> None:
         """Hand the next bot turn or turn clock to the workers; no bot ever moves inside a request."""
         if self.queue is None or record["state"] is None:
@@ -547,14 +624,43 @@ class MatchService:
         if new_clock:
             clock = record["clock"]
             self.queue.enqueue_clock(match_id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
-        status = match_status(record)
-        needs_bot = False
-        if status == "active":
-            needs_bot = self._bot_level(record, game_of(record).to_move(record["state"])) is not None
-        elif status == "round_over":
-            needs_bot = host_seat(record) is None
-        if needs_bot:
+        if job == "bot":
             self.queue.enqueue_bot(match_id, version)
+
+    def _due(self, record: dict[str, Any], job: str | None) -> float | None:
+        """When the sweeper should look at the match if no worker has moved it by then."""
+        if job == "bot":
+            return time.time() + self.config.BOT_DELAY + self.config.SWEEP_GRACE
+        if job == "clock":
+            return record["clock"]["deadline"] + self.config.SWEEP_GRACE
+        return None
+
+
+def pending_job(record: dict[str, Any]) -> str | None:
+    """What the match waits for from a worker: "bot" (a bot's or resigned seat's decision, or
+    the next round of a match without humans), "clock" (a human's turn on the clock), or None."""
+    if record["state"] is None:
+        return None
+    status = match_status(record)
+    if status == "round_over":
+        return "bot" if host_seat(record) is None else None
+    if status != "active":
+        return None
+    seat = game_of(record).to_move(record["state"])
+    if seat is None:
+        return None
+    entry = record["seats"][seat]
+    if entry["kind"] == "bot" or seat in game_of(record).resigned_seats(record["state"]):
+        return "bot"
+    clock = record.get("clock")
+    return "clock" if clock and clock["seat"] == seat else None
+
+
+def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
+    """A match's options as stored: validated, defaults filled in (quick play compares these)."""
+    # `hints` is the service's option (service/hints.py); the engine validates the rest.
+    own, hints_on = hints.split_options(options)
+    return {**_engine_call(game.validate_options, own, seats), "hints": hints_on}
 
 
 def _engine_call(fn, *args):
@@ -562,6 +668,38 @@ def _engine_call(fn, *args):
         return fn(*args)
     except EngineError as e:
         raise ApiError(e.status, e.error, str(e)) from e
+
+
+def _check_client_seed(seats: list[dict[str, Any]]) -> None:
+    """A seed chosen by the creator is refused when someone else could be dealt from it."""
+    if any(s["kind"] == "open" for s in seats):
+        raise ApiError(
+            422,
+            "validation_error",
+            "a seed of your choice would tell you the cards of whoever takes an open seat: leave out"
+            " seed, or fill every seat yourself (human seats you create, or bots)",
+            {"seed": ["not allowed with open seats on this server"]},
+        )
+
+
+def revealed_deals(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every deal and reshuffle with its commitment, salt and deck order (for /history)."""
+    out = []
+    rnd = 0
+    for e in events:
+        if e["type"] == "deal":
+            rnd += 1
+        if "sealed" in e:
+            out.append(
+                {
+                    "seq": e["seq"],
+                    "type": e["type"],
+                    "round": rnd,
+                    "deal_commitment": e["deal_commitment"],
+                    **e["sealed"],
+                }
+            )
+    return out
 
 
 def _valid_id(match_id: str) -> bool:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 from rq import Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
+
+from service.matches import BOT_LATENCY_BUCKETS
+from service.waiters import open_waiters
 
 
 def render(svc) -> str:
@@ -11,13 +16,14 @@ def render(svc) -> str:
         "# HELP cardtable_requests_total HTTP requests by endpoint.",
         "# TYPE cardtable_requests_total counter",
     ]
-    for key, value in sorted(svc.store.metrics().items()):
+    counters = svc.store.metrics()
+    for key, value in sorted(counters.items()):
         kind, _, endpoint = key.partition(":")
         if kind == "requests":
-            lines.append(f'cardtable_requests_total{{endpoint="{endpoint}"}} {value}')
+            lines.append(f'cardtable_requests_total{{endpoint="{endpoint}"}} {int(value)}')
     queue = svc.queue.queue
     lines += [
-        "# HELP cardtable_queue_jobs Jobs waiting in the bot and clock queue.",
+        "# HELP cardtable_queue_jobs Queue depth: jobs waiting in the bot and clock queue.",
         "# TYPE cardtable_queue_jobs gauge",
         f"cardtable_queue_jobs {len(queue)}",
         "# HELP cardtable_scheduled_jobs Turn clocks and delayed bot moves waiting for their time.",
@@ -30,4 +36,45 @@ def render(svc) -> str:
         "# TYPE cardtable_workers gauge",
         f"cardtable_workers {Worker.count(queue=queue)}",
     ]
+    lines += _healing(svc, counters)
+    lines += _waiter_lines(svc)
     return "\n".join(lines) + "\n"
+
+
+def _healing(svc, counters: dict[str, float]) -> list[str]:
+    """The sweeper, the bots' fallbacks and how long a bot's turn takes (docs/api.md)."""
+    total, overdue = svc.store.due_counts(time.time())
+    lines = [
+        "# HELP cardtable_due_matches Matches waiting for a bot or a turn clock (the sweeper's index).",
+        "# TYPE cardtable_due_matches gauge",
+        f"cardtable_due_matches {total}",
+        "# HELP cardtable_overdue_matches Matches of that index past the time the sweeper looks at them.",
+        "# TYPE cardtable_overdue_matches gauge",
+        f"cardtable_overdue_matches {overdue}",
+        "# HELP cardtable_sweeper_requeues_total Lost bot turns and turn clocks the sweeper enqueued again.",
+        "# TYPE cardtable_sweeper_requeues_total counter",
+        f"cardtable_sweeper_requeues_total {int(counters.get('sweeper_requeues', 0))}",
+        "# HELP cardtable_bot_fallbacks_total Bot decisions that raised; a random legal action was played.",
+        "# TYPE cardtable_bot_fallbacks_total counter",
+        f"cardtable_bot_fallbacks_total {int(counters.get('bot_fallbacks', 0))}",
+        "# HELP cardtable_bot_turn_seconds From the change that made it a bot's turn to the bot's move.",
+        "# TYPE cardtable_bot_turn_seconds histogram",
+    ]
+    cumulative = 0.0
+    for le in [f"{b:g}" for b in BOT_LATENCY_BUCKETS] + ["+Inf"]:
+        cumulative += counters.get(f"bot_turn_seconds_bucket:{le}", 0)
+        lines.append(f'cardtable_bot_turn_seconds_bucket{{le="{le}"}} {int(cumulative)}')
+    lines += [
+        f"cardtable_bot_turn_seconds_sum {counters.get('bot_turn_seconds_sum', 0):.6f}",
+        f"cardtable_bot_turn_seconds_count {int(counters.get('bot_turn_seconds_count', 0))}",
+    ]
+    return lines
+
+
+def _waiter_lines(svc) -> list[str]:
+    waiting = open_waiters(svc.store.redis)
+    return [
+        "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match to change.",
+        "# TYPE cardtable_open_waiters gauge",
+        *(f'cardtable_open_waiters{{kind="{kind}"}} {n}' for kind, n in waiting.items()),
+    ]

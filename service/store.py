@@ -65,8 +65,27 @@ redis.call('DEL', KEYS[2])
 return 1
 """
 
+# KEYS[1] the due index. ARGV[1] match id, ARGV[2] the score the sweeper read, ARGV[3] the
+# new score ('' removes the entry). Changes nothing if a commit moved the score meanwhile.
+_RESCHEDULE = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+
 IN_PROGRESS = "in-progress"
+# Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
+# (events, idempotency, RQ), which then makes a caller wait for one rather than fail.
+HOT_CONNECTIONS = 16
+POOL_CONNECTIONS = 8
 METRICS_KEY = "ct:metrics"
+# Matches that may need a worker (a bot's turn, a turn clock), scored by when the sweeper
+# should look at them (docs/architecture.md, "No match stalls"). One key for all matches, so
+# outside the `{m:<id>}` hash tags: under Redis Cluster it lives in a slot of its own and is
+# written beside the commit, never inside its script.
+DUE_KEY = "ct:due"
 
 
 class RateLimited(Exception):
@@ -80,6 +99,16 @@ class RateLimited(Exception):
 # A request's rate-limit count, deferred so it rides in the same round trip as the
 # match load (see Store.defer_rate).
 _pending_rate: ContextVar[tuple[str, int, str, int] | None] = ContextVar("pending_rate", default=None)
+
+
+def connect(url: str) -> redis.Redis:
+    """A client whose pool makes a caller wait for a free connection (up to 20 s) rather than
+    open one per concurrent caller: under gevent those are as many as requests in flight."""
+    return redis.Redis(
+        connection_pool=redis.BlockingConnectionPool.from_url(
+            url, max_connections=POOL_CONNECTIONS, timeout=20
+        )
+    )
 
 
 def _key(match_id: str, part: str) -> str:
@@ -103,24 +132,51 @@ class Store:
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
         self._archive = client.register_script(_ARCHIVE)
-        self._local = threading.local()
+        self._reschedule = client.register_script(_RESCHEDULE)
+        self._idle: list = []
+        self._idle_pid = os.getpid()
+        # At most this many round trips in flight at once (more wait their turn): under gevent
+        # a move seen by 1,000 waiters wakes 1,000 greenlets that each load the match.
+        self._hot = threading.BoundedSemaphore(HOT_CONNECTIONS)
 
-    # --- the hot path: one connection per thread ----------------------------
+    # --- the hot path: pooled connections, used directly -------------------
     # Every request loads a match and every move commits one. Through redis-py's client a
     # command also passes the pool, the retry wrapper and (since redis-py 8) the
     # observability hooks: 87 us of CPU for an HMGET against 48 us on the connection itself,
     # 143 against 63 us for the rate count and load (bench/api.py's machine). So these two
-    # calls keep a connection of the pool per thread and talk to it directly.
-    def _connection(self):
-        local = self._local
-        if getattr(local, "pid", None) != os.getpid():  # never share a socket across a fork
-            local.conn, local.pid = self.redis.connection_pool.make_connection(), os.getpid()
-        return local.conn
+    # calls take a connection from a free list of their own for the round trip and talk to
+    # it directly. Not one per thread: under gevent every request is a greenlet of its own,
+    # and a connection per greenlet would be a new connection per request; with the list
+    # there are as many as round trips in flight at once (at most HOT_CONNECTIONS), however
+    # many requests wait.
+    def _take(self):
+        self._hot.acquire()
+        if self._idle_pid != os.getpid():  # never share a socket across a fork
+            self._idle, self._idle_pid = [], os.getpid()
+        try:
+            return self._idle.pop()
+        except IndexError:
+            pool = self.redis.connection_pool
+            return pool.connection_class(**pool.connection_kwargs)
+        except BaseException:
+            self._hot.release()
+            raise
+
+    def _give(self, conn) -> None:
+        self._idle.append(conn)
+        self._hot.release()
 
     def _roundtrip(self, commands: list[tuple], retry: bool) -> list[Any]:
         """Send `commands` in one write and read their replies; a failed read drops the
         connection (replies left unread would answer the next call)."""
-        conn = self._connection()
+        conn = self._take()
+        try:
+            return self._exchange(conn, commands, retry)
+        finally:
+            self._give(conn)  # a dropped one reconnects on its next use
+
+    @staticmethod
+    def _exchange(conn, commands: list[tuple], retry: bool) -> list[Any]:
         try:
             conn.send_packed_command(conn.pack_commands(commands))
             return [conn.read_response() for _ in commands]
@@ -131,7 +187,7 @@ class Store:
             # A read (or a rate count, where counting twice is harmless) is safe to repeat once
             # on a fresh connection (Redis restarted, idle connection closed); a commit is not,
             # since it may have been applied: commit() finds out by its write id.
-            return self._roundtrip(commands, retry=False)
+            return Store._exchange(conn, commands, retry=False)
         except BaseException:
             conn.disconnect()
             raise
@@ -161,8 +217,14 @@ class Store:
         events_before: int,
         ttl: int,
         idempotency: tuple[str, str, int] | None = None,
+        due: float | None = None,
     ) -> bool:
-        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile."""
+        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile.
+
+        With `due`, the match enters the due index first, in the same round trip: a process
+        that dies after the commit, before it enqueues the job, still leaves the entry the
+        sweeper finds. An entry left by a commit that lost its race costs one look.
+        """
         new_version = 0 if expected is None else expected + 1
         idem_key, idem_value, idem_ttl = idempotency or (_key(match_id, "idem:-"), "", 0)
         args = [
@@ -178,8 +240,9 @@ class Store:
             *(codec.dumps(e) for e in events),
         ]
         keys = [_key(match_id, "match"), _key(match_id, "events"), idem_key]
+        pre = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
         try:
-            return self._run_commit(keys, args)
+            return self._run_commit(keys, args, pre)
         except (redis.ConnectionError, redis.TimeoutError):
             # The connection dropped before the answer came: the write may or may not have
             # happened. Its id, stored with it, tells which (asked on a new connection, which
@@ -191,12 +254,14 @@ class Store:
                 # Not written, and nobody else wrote: send it once more (the version check in
                 # the script still guards it). Callers never see the lost attempt: a bot's
                 # job or a clock's would otherwise end as stale and leave the match waiting.
-                return self._run_commit(keys, args)
+                return self._run_commit(keys, args, pre)
             raise  # another writer since: whether ours came first is unknowable
 
-    def _run_commit(self, keys: list[str], args: list[Any]) -> bool:
+    def _run_commit(self, keys: list[str], args: list[Any], pre: list[tuple] | None = None) -> bool:
         try:
-            (written,) = self._roundtrip([("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False)
+            *_, written = self._roundtrip(
+                [*(pre or []), ("EVALSHA", self._commit.sha, 3, *keys, *args)], retry=False
+            )
         except redis.exceptions.NoScriptError:
             # Redis restarted or its script cache was flushed: EVAL loads the script again.
             (written,) = self._roundtrip([("EVAL", _COMMIT, 3, *keys, *args)], retry=False)
@@ -204,13 +269,25 @@ class Store:
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
         """Stored events with seq > after (seq counts from 1)."""
+        return self.events_since(match_id, after)[0]
+
+    def events_since(self, match_id: str, after: int) -> tuple[list[dict[str, Any]], int | None]:
+        """Stored events with seq > after, and the match's version read with them (None when
+        the match is gone), in one round trip on the hot path's connections: every woken
+        waiter makes this read."""
         after = max(after, 0)
-        raw = self.redis.lrange(_key(match_id, "events"), after, -1)
-        if not raw:
-            archived = self.redis.hget(_key(match_id, "match"), "z")
-            if archived is not None:
-                return codec.loads(zlib.decompress(archived))[after:]
-        return [codec.loads(e) for e in raw]
+        raw, archived, version = self._roundtrip(
+            [
+                ("LRANGE", _key(match_id, "events"), after, -1),
+                ("HGET", _key(match_id, "match"), "z"),
+                ("HGET", _key(match_id, "match"), "v"),
+            ],
+            retry=True,
+        )
+        version = None if version is None else int(version)
+        if not raw and archived is not None:
+            return codec.loads(zlib.decompress(archived))[after:], version
+        return [codec.loads(e) for e in raw], version
 
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.
@@ -258,8 +335,40 @@ class Store:
             _pending_rate.set(None)
             self.hit_rate(*pending[:3])
 
-    def metrics(self) -> dict[str, int]:
-        return {k.decode(): int(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
+    def metrics(self) -> dict[str, float]:
+        return {k.decode(): float(v) for k, v in self.redis.hgetall(METRICS_KEY).items()}
+
+    def count(self, name: str, by: int = 1) -> None:
+        """Add to a counter every process shares (shown by /metrics)."""
+        self.redis.hincrby(METRICS_KEY, name, by)
+
+    def observe(self, name: str, value: float, buckets: tuple[float, ...]) -> None:
+        """One observation of a histogram: its bucket (not cumulative), sum and count."""
+        bucket = next((f"{b:g}" for b in buckets if value <= b), "+Inf")
+        with self.redis.pipeline(transaction=False) as p:
+            p.hincrby(METRICS_KEY, f"{name}_bucket:{bucket}", 1)
+            p.hincrbyfloat(METRICS_KEY, f"{name}_sum", value)
+            p.hincrby(METRICS_KEY, f"{name}_count", 1)
+            p.execute()
+
+    # --- the due index (see DUE_KEY) ------------------------------------------
+    def due_matches(self, now: float, limit: int) -> list[tuple[str, float]]:
+        """Up to `limit` matches whose time to be looked at has come, earliest first."""
+        rows: list[Any] = self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit, withscores=True)
+        return [(m.decode() if isinstance(m, bytes) else str(m), float(score)) for m, score in rows]
+
+    def reschedule(self, match_id: str, seen: float, score: float | None) -> bool:
+        """Move (or, with None, drop) an entry the sweeper looked at, unless a commit moved it."""
+        new = "" if score is None else f"{score:.3f}"
+        return bool(self._reschedule(keys=[DUE_KEY], args=[match_id, repr(seen), new]))
+
+    def due_counts(self, now: float) -> tuple[int, int]:
+        """Entries in the due index, and those whose time has come."""
+        with self.redis.pipeline(transaction=False) as p:
+            p.zcard(DUE_KEY)
+            p.zcount(DUE_KEY, "-inf", now)
+            total, overdue = p.execute()
+        return int(total), int(overdue)
 
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis spends on a match's state and events (for benchmarks)."""

@@ -33,11 +33,7 @@ def cardtable_serve(data_dir: str, **env: str) -> Iterator[tuple[subprocess.Pope
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while not _ready(base):
-            assert proc.poll() is None, "cardtable serve exited"
-            assert time.monotonic() < deadline, "cardtable serve did not become ready"
-            time.sleep(0.2)
+        wait_ready(proc, base, 60)
         yield proc, base
     finally:
         proc.send_signal(signal.SIGINT)
@@ -46,6 +42,15 @@ def cardtable_serve(data_dir: str, **env: str) -> Iterator[tuple[subprocess.Pope
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
+
+
+def wait_ready(proc: subprocess.Popen, base: str, timeout: float) -> None:
+    """Wait until /readyz answers 200 (Redis and the queue reachable), failing if serve exits."""
+    deadline = time.monotonic() + timeout
+    while not _ready(base):
+        assert proc.poll() is None, "cardtable serve exited"
+        assert time.monotonic() < deadline, "cardtable serve did not become ready"
+        time.sleep(0.2)
 
 
 def _ready(base: str) -> bool:

@@ -397,7 +397,7 @@ def test_no_view_or_event_shows_a_card_its_seat_may_not_see(api):
             # Events for a seat never show another seat's dealt cards.
             seen = cards_in(api.events(match_id, tokens[s])["events"])
             assert seen <= played | dealt[s], s
-        assert "seed" not in json.dumps(public)
+        assert '"seed"' not in json.dumps(public)  # the key (`seeded_by_client` is public)
 
     dealt = {s: set(api.view(match_id, tokens[s])["hand"]) for s in range(4)}
     play_hand(api, match_id, tokens, random.Random(77), check)

@@ -79,6 +79,21 @@ def test_compose_runs_api_worker_and_persistent_redis():
     assert "--no-scheduler" not in services["worker"]["command"]
 
 
+def test_compose_restarts_services_and_checks_their_health():
+    with open(os.path.join(ROOT, "docker-compose.yml"), encoding="utf-8") as f:
+        services = yaml.safe_load(f)["services"]
+    for name in ("api", "worker", "redis"):
+        assert services[name].get("restart") in ("unless-stopped", "always"), name
+    assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    api_check = services["api"]["healthcheck"]["test"]
+    assert api_check[0] == "CMD" and any("/readyz" in part for part in api_check)
+    # The probe asks the port the API listens on.
+    command = services["api"]["command"]
+    assert f":{command[command.index('--port') + 1]}/readyz" in " ".join(api_check)
+    for name in ("api", "worker"):
+        assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
+
+
 def test_ci_runs_the_readme_test_command():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()

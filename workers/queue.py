@@ -13,6 +13,14 @@ def make_queue(connection: redis.Redis, name: str) -> Queue:
     return Queue(name, connection=connection, serializer=JSONSerializer)
 
 
+def bot_job_id(match_id: str, version: int) -> str:
+    return f"bot-{match_id}-{version}"
+
+
+def clock_job_id(match_id: str, turn: int) -> str:
+    return f"clock-{match_id}-{turn}"
+
+
 class JobQueue:
     """What the service hands to the workers."""
 
@@ -20,24 +28,18 @@ class JobQueue:
         self.queue = queue
         self.bot_delay = bot_delay
 
-    def enqueue_bot(self, match_id: str, version: int) -> None:
+    def enqueue_bot(self, match_id: str, version: int, delay: float | None = None) -> None:
         # One job per (match, version): a duplicate enqueue replaces the job, and a job
         # that finds a newer version does nothing.
-        kwargs = dict(job_id=f"bot-{match_id}-{version}", result_ttl=0, failure_ttl=24 * 3600)
-        if self.bot_delay > 0:
-            self.queue.enqueue_in(
-                timedelta(seconds=self.bot_delay), "workers.jobs.bot_turn", match_id, version, **kwargs
-            )
-        else:
-            self.queue.enqueue("workers.jobs.bot_turn", match_id, version, **kwargs)
+        seconds = self.bot_delay if delay is None else delay
+        self._enqueue("workers.jobs.bot_turn", (match_id, version), bot_job_id(match_id, version), seconds)
 
     def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None:
-        self.queue.enqueue_in(
-            timedelta(seconds=seconds),
-            "workers.jobs.clock_expired",
-            match_id,
-            turn,
-            job_id=f"clock-{match_id}-{turn}",
-            result_ttl=0,
-            failure_ttl=24 * 3600,
-        )
+        self._enqueue("workers.jobs.clock_expired", (match_id, turn), clock_job_id(match_id, turn), seconds)
+
+    def _enqueue(self, func: str, args: tuple, job_id: str, seconds: float) -> None:
+        kwargs = dict(job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)
+        if seconds > 0:
+            self.queue.enqueue_in(timedelta(seconds=seconds), func, *args, **kwargs)
+        else:
+            self.queue.enqueue(func, *args, **kwargs)

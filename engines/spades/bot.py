@@ -30,6 +30,9 @@ LEVELS: dict[str, dict[str, Any]] = {
     "easy": {"mistakes": 0.35, "counts_cards": False, "watches_partner": False, "avoids_bags": False},
     "medium": {"mistakes": 0.20, "counts_cards": True, "watches_partner": True, "avoids_bags": False},
     "hard": {"mistakes": 0.05, "counts_cards": True, "watches_partner": True, "avoids_bags": True},
+    # The ladder's baseline (bench/bots.py, `cardtable tournament`; not offered to clients):
+    # hard with no mistakes.
+    "solver": {"mistakes": 0.0, "counts_cards": True, "watches_partner": True, "avoids_bags": True},
 }
 PRO_SAMPLES = 64
 PRO_TIME_LIMIT = 0.5  # seconds; a safety net, the samples normally run out first

@@ -110,7 +110,12 @@ class SpadesGame(Game):
 
     # --- life cycle --------------------------------------------------------
     def new_match(
-        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+        self,
+        options: dict[str, Any],
+        num_seats: int,
+        seed: int,
+        deck: list[str] | None = None,
+        deal_key: str | None = None,
     ) -> tuple[State, list[Event]]:
         if num_seats != NUM_SEATS:
             raise InvalidOptions("Spades is played by 4 players")
@@ -120,7 +125,7 @@ class SpadesGame(Game):
             and same_multiset(deck, list(DECK))
         ):
             raise InvalidOptions("a stacked deck must hold each of the 52 cards exactly once")
-        rng_state = rngmod.new_rng_state(seed)
+        rng_state = rngmod.new_rng_state(seed, deal_key)
         dealer = options.get("first_dealer")
         if dealer is None:
             dealer = rngmod.randbelow(rng_state, NUM_SEATS)
@@ -153,6 +158,7 @@ class SpadesGame(Game):
         if deck is None:
             deck = list(DECK)
             rngmod.shuffle(state["rng"], deck)
+        sealed = rngmod.seal_deck(state["rng"], deck)
         dealer = (state["dealer"] + 1) % NUM_SEATS
         first = (dealer + 1) % NUM_SEATS
         hands: list[list[str]] = [[], [], [], []]
@@ -180,6 +186,7 @@ class SpadesGame(Game):
                 "dealer": dealer,
                 "cards": [TRICKS_PER_HAND] * NUM_SEATS,
                 "secret": {str(s): {"hand": list(hands[s])} for s in range(NUM_SEATS)},
+                **sealed,
             }
         ]
 

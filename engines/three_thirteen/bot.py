@@ -11,6 +11,7 @@
   draw and discard decisions): it draws from the stock without looking at the discard, or throws
   a random card that is not wild (easy) or its second choice (medium, hard). Going out is never
   overlooked; on a final turn (someone has gone out) only the points left count.
+- solver: `bot_solver`, the least-deadwood baseline of the ladder (not offered to clients).
 - pro: `bot_pro` (expected points after the next two draws over sampled unseen cards).
 
 Every level dumps a joker it throws when `joker_dump` allows (it counts nothing there), declares
@@ -42,6 +43,10 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
         return rng.choice(legal)
     if len(legal) == 1:
         return legal[0]
+    if level == "solver":
+        from engines.three_thirteen.bot_solver import solver_action
+
+        return solver_action(view, rng)
     if level == "pro":
         from engines.three_thirteen.bot_pro import pro_action
 

@@ -146,7 +146,12 @@ class ThreeThirteenGame(Game):
 
     # --- life cycle --------------------------------------------------------
     def new_match(
-        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+        self,
+        options: dict[str, Any],
+        num_seats: int,
+        seed: int,
+        deck: list[str] | None = None,
+        deal_key: str | None = None,
     ) -> tuple[State, list[Event]]:
         options = dict(options)
         for name in BOOLEAN_OPTIONS:
@@ -160,7 +165,7 @@ class ThreeThirteenGame(Game):
             isinstance(deck, list) and all(isinstance(c, str) for c in deck) and same_multiset(deck, full)
         ):
             raise InvalidOptions(f"a stacked deck must hold exactly the game's {len(full)} cards")
-        rng_state = rngmod.new_rng_state(seed)
+        rng_state = rngmod.new_rng_state(seed, deal_key)
         dealer = options["first_dealer"]
         if dealer is None:
             dealer = rngmod.randbelow(rng_state, num_seats)
@@ -204,6 +209,7 @@ class ThreeThirteenGame(Game):
         if deck is None:
             deck = tt.full_deck(options)
             rngmod.shuffle(state["rng"], deck)
+        sealed = rngmod.seal_deck(state["rng"], deck)
         rnd = state["round"] + 1
         size = state["schedule"][rnd - 1]
         dealer = (state["dealer"] + 1) % n
@@ -237,6 +243,7 @@ class ThreeThirteenGame(Game):
                 "wild_rank": tt.WILD_RANK[size],
                 "discard": deck[size * n],
                 "secret": {str(s): {"hand": list(state["hands"][s])} for s in range(n)},
+                **sealed,
             }
         ]
         events.extend(self._begin_turn(state, (dealer + 1) % n))
@@ -275,7 +282,13 @@ class ThreeThirteenGame(Game):
         del discard[:-1]
         rngmod.shuffle(state["rng"], renewed)
         state["stock"] = renewed
-        return [{"type": "reshuffle", "stock": len(renewed)}]
+        return [
+            {
+                "type": "reshuffle",
+                "stock": len(renewed),
+                **rngmod.seal_deck(state["rng"], renewed, deal=False),
+            }
+        ]
 
     def _lay_offs(self, state: State, seat: int) -> list[tuple[str, str]]:
         """Every (card, meld id) the seat may lay off now, one card at a time."""

@@ -8,6 +8,7 @@
   would lower the deficiency), and `hard` also avoids cards the next player is known to collect
   (it took their neighbours from the discard pile). Each level overlooks its move in a documented
   share of decisions (`LEVELS[level]["mistakes"]`) and then plays a random legal action.
+- `solver`: `bot_solver`, the least-deadwood baseline of the ladder (not offered to clients).
 - `pro`: `bot_pro` (sampled hands of the next player, outs two steps ahead, the race to finish
   first), with no deliberate mistakes.
 
@@ -23,7 +24,7 @@ from typing import Any
 from engines.base import Action
 from engines.melds import goes_out
 from engines.zhol import bot_hand as bh
-from engines.zhol import bot_pro
+from engines.zhol import bot_pro, bot_solver
 from engines.zhol.bot_knowledge import Knowledge
 from engines.zhol.game import RULES
 
@@ -48,6 +49,8 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
         return dict(rng.choice(legal))
     if len(legal) == 1:
         return dict(legal[0])
+    if level == "solver":
+        return bot_solver.solver_action(view, rng)
     know = Knowledge(view)
     if level == "pro":
         return bot_pro.choose(know, rng)

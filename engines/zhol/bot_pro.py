@@ -193,11 +193,17 @@ def race(mine: float, theirs: float) -> float:
 class Search:
     """One pro decision."""
 
-    def __init__(self, know: Knowledge, rng: random.Random, features: dict[str, bool] | None = None):
+    def __init__(
+        self,
+        know: Knowledge,
+        rng: random.Random,
+        features: dict[str, bool] | None = None,
+        budget: dict[str, Any] | None = None,
+    ):
         self.know = know
         self.size = know.size
         self.features = FEATURES if features is None else features
-        self.budget = PRO[know.variant]
+        self.budget = PRO[know.variant] if budget is None else budget
         self.typical = TYPICAL[know.variant]
         self.opponents: Opponents | None = None
         if self.features["defence"] and know.phase == "discard":
@@ -329,8 +335,14 @@ class Search:
         return "discard" if 1.0 + best < self.expected_draws(hand, now) else "stock"
 
 
-def choose(know: Knowledge, rng: random.Random, features: dict[str, bool] | None = None) -> Action:
-    search = Search(know, rng, features)
+def choose(
+    know: Knowledge,
+    rng: random.Random,
+    features: dict[str, bool] | None = None,
+    budget: dict[str, Any] | None = None,
+) -> Action:
+    """The pro's action; `budget` (default `PRO[variant]`) is lighter for hints (engines/hints.py)."""
+    search = Search(know, rng, features, budget)
     if know.phase == "draw":
         return {"type": "draw", "pile": search.draw()}
     return {"type": "discard", "card": bh.CODE[search.discard()]}

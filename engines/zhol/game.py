@@ -120,7 +120,12 @@ class ZholGame(Game):
 
     # --- life cycle --------------------------------------------------------
     def new_match(
-        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+        self,
+        options: dict[str, Any],
+        num_seats: int,
+        seed: int,
+        deck: list[str] | None = None,
+        deal_key: str | None = None,
     ) -> tuple[State, list[Event]]:
         if num_seats not in (2, 4):
             raise InvalidOptions("Zhol is played by 2 or 4 players, not 3")
@@ -138,7 +143,7 @@ class ZholGame(Game):
         state: State = {
             "schema_version": 1,
             "status": "active",
-            "rng": rngmod.new_rng_state(seed),
+            "rng": rngmod.new_rng_state(seed, deal_key),
             "options": {
                 "variant": variant,
                 "first_player": 0 if first is None else first,
@@ -170,6 +175,7 @@ class ZholGame(Game):
         if cards is None:
             cards = self.full_deck({"variant": variant})
             rngmod.shuffle(state["rng"], cards)
+        sealed = rngmod.seal_deck(state["rng"], cards)
         n = state["num_seats"]
         size = VARIANTS[variant][2]
         hands: list[list[str]] = [[] for _ in range(n)]
@@ -196,6 +202,7 @@ class ZholGame(Game):
                 "cards": [size] * n,
                 "stock": len(state["stock"]),
                 "secret": {str(s): {"hand": list(state["hands"][s])} for s in range(n)},
+                **sealed,
             }
         ]
 
@@ -289,7 +296,8 @@ class ZholGame(Game):
                 stock = state["discard"]
                 rngmod.shuffle(state["rng"], stock)
                 state["stock"], state["discard"] = stock, [top]
-                events.append({"type": "reshuffle", "seat": seat, "stock": len(stock)})
+                sealed = rngmod.seal_deck(state["rng"], stock, deal=False)
+                events.append({"type": "reshuffle", "seat": seat, "stock": len(stock), **sealed})
             card = state["stock"].pop(0)
             events.append(
                 {"type": "draw", "seat": seat, "pile": "stock", "secret": {str(seat): {"card": card}}}

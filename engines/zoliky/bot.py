@@ -9,6 +9,7 @@
   its decisions (`LEVELS[level]["attention"]`); in the others (its mistake rate) it overlooks it and
   plays a random move: a stock draw, or a random normal card discarded at once (no meld, lay-off
   or swap that turn). No level overlooks a way to go out this turn.
+- `solver`: `bot_solver`, the least-deadwood baseline of the ladder (not offered to clients).
 - `pro`: determinized search (`bot_search`), no deliberate mistakes; budget `bot_search.PRO`.
 
 Every bot is stateless: all it uses comes from the view (`bot_knowledge.read_view`).
@@ -53,6 +54,10 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
         return random_action(view, rng)
     if len(legal) == 1 and legal[0]["type"] in ("draw", "discard"):
         return dict(legal[0])
+    if level == "solver":
+        from engines.zoliky.bot_solver import solver_action
+
+        return solver_action(view, rng)
     know = read_view(view)
     if level == "pro":
         from engines.zoliky.bot_search import search_action

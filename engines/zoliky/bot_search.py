@@ -63,15 +63,19 @@ PRO_STYLE: Style = HARD
 GOING_OUT = 8.0
 
 
-def search_action(know: Knowledge, view: dict[str, Any], rng: random.Random) -> Action:
-    """The pro's decision: the heuristic's, unless the search prefers another candidate."""
+def search_action(
+    know: Knowledge, view: dict[str, Any], rng: random.Random, budget: dict[str, Any] | None = None
+) -> Action:
+    """The pro's decision: the heuristic's, unless the search prefers another candidate.
+
+    `budget` (default `PRO`) is lighter for hints (engines/hints.py)."""
     base = decide(know, PRO_STYLE)
     if know.phase == "draw":
         if base["type"] == "take_discard" and not _take_closes(know, base):
             return _draw_or_take(know, base)
         return base
     if base["type"] == "discard" and not all(c == JOKER for c in without(know.hand, [base["card"]])):
-        return _search_discard(know, base, rng)
+        return _search_discard(know, base, rng, PRO if budget is None else budget)
     return base
 
 
@@ -84,15 +88,15 @@ def _take_closes(know: Knowledge, take: Action) -> bool:
 # --- the discard -------------------------------------------------------------------------------------
 
 
-def _search_discard(know: Knowledge, base: Action, rng: random.Random) -> Action:
+def _search_discard(know: Knowledge, base: Action, rng: random.Random, budget: dict[str, Any]) -> Action:
     slots = slots_of(know.melds)
     scored = sorted(discard_scores(know, slots, PRO_STYLE), key=lambda item: (item[1], item[0]))
     best = scored[0][1]
-    cards = [c for c, score in scored if score <= best + PRO["margin"]][: PRO["candidates"]]
+    cards = [c for c, score in scored if score <= best + budget["margin"]][: budget["candidates"]]
     if len(cards) < 2:
         return base
-    deadline = time.perf_counter() + PRO["time_limit"] if PRO["time_limit"] else None
-    opponents = _sample_opponents(know, slots, rng)
+    deadline = time.perf_counter() + budget["time_limit"] if budget["time_limit"] else None
+    opponents = _sample_opponents(know, slots, rng, budget["samples"])
     values: list[tuple[float, int]] = []
     for rank, card in enumerate(cards):
         if deadline is not None and values and time.perf_counter() > deadline:
@@ -156,11 +160,11 @@ def _best_answer(know: Knowledge, hand: list[str], slots: list[Slot]) -> float:
 
 
 def _sample_opponents(
-    know: Knowledge, slots: list[Slot], rng: random.Random
+    know: Knowledge, slots: list[Slot], rng: random.Random, samples: int | None = None
 ) -> list[tuple[list[str], Analysis]]:
-    """Opponent hands dealt from the unseen cards, each with its analysis."""
+    """Opponent hands dealt from the unseen cards (`samples`, default PRO's), each with its analysis."""
     out = []
-    for _ in range(PRO["samples"]):
+    for _ in range(PRO["samples"] if samples is None else samples):
         hand, _stock = sample_hidden(know, rng)
         out.append((hand, analyse(hand, slots)))
     return out

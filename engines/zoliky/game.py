@@ -220,7 +220,12 @@ class ZolikyGame(Game):
     # --- life cycle ----------------------------------------------------------------
 
     def new_match(
-        self, options: dict[str, Any], num_seats: int, seed: int, deck: list[str] | None = None
+        self,
+        options: dict[str, Any],
+        num_seats: int,
+        seed: int,
+        deck: list[str] | None = None,
+        deal_key: str | None = None,
     ) -> tuple[State, list[Event]]:
         if num_seats != 2:
             raise InvalidOptions("Žolíky is played by 2 players")
@@ -231,7 +236,7 @@ class ZolikyGame(Game):
         state: State = {
             "schema_version": 1,
             "status": "active",
-            "rng": rng_mod.new_rng_state(seed),
+            "rng": rng_mod.new_rng_state(seed, deal_key),
             "options": dict(options),
             "round": 0,
             "cutter": options["first_cutter"],
@@ -259,6 +264,8 @@ class ZolikyGame(Game):
             # The winner's carried jokers stay in their hand; everything else is shuffled.
             stock = deck(copies=2, jokers=4 - carried)
             rng_mod.shuffle(state["rng"], stock)
+        # Committed as shuffled, before the cut takes cards from its bottom.
+        sealed = rng_mod.seal_deck(state["rng"], stock)
         # The cut, from the bottom (the end of the list, as the list is top first).
         revealed: list[str] = []
         taken: list[int] = []
@@ -321,6 +328,7 @@ class ZolikyGame(Game):
                 "type": "deal",
                 "cards": {str(s): len(hands[s]) for s in (0, 1)},
                 "secret": {str(s): {"hand": sorted(hands[s], key=sort_key)} for s in (0, 1)},
+                **sealed,
             },
         ]
 
@@ -421,7 +429,8 @@ class ZolikyGame(Game):
             state["stock"] = refill
             state["discard"] = state["discard"][-1:]
             state["discard_seats"] = _discard_seats(state)[-1:]
-            events.append({"type": "reshuffle", "count": len(refill)})
+            sealed = rng_mod.seal_deck(state["rng"], refill, deal=False)
+            events.append({"type": "reshuffle", "count": len(refill), **sealed})
         card = state["stock"].pop(0)
         state["hands"][seat].append(card)
         state["phase"] = "play"

@@ -723,7 +723,8 @@ def test_deal_event_shows_each_seat_only_its_hand():
     state2, events = GAME.new_match(GAME.validate_options({"first_dealer": 3}, 4), 4, 7, stack(MIXED, 3))
     assert state2 == state
     deal = events[0]
-    assert redact_event(deal, None) == {"type": "deal", "round": 1, "dealer": 3, "cards": [13, 13, 13, 13]}
+    public = {"type": "deal", "round": 1, "dealer": 3, "cards": [13, 13, 13, 13]}
+    assert redact_event(deal, None) == {**public, "deal_commitment": deal["deal_commitment"]}
     for seat in range(4):
         seen = redact_event(deal, seat)
         assert seen["hand"] == state["hands"][seat]

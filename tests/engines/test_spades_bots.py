@@ -13,7 +13,7 @@ from engines.spades.bot_policy import CODE_OF, INT_OF, Seen, masks_of
 from engines.spades.game import DECK, SORT_KEY
 from engines.spades.search import Sampler, candidate_cards, hand_outcome
 
-ALL_LEVELS = ("random", "easy", "medium", "hard", "pro")
+ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
 RANKS = "23456789TJQKA"
 
 

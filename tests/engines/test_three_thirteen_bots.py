@@ -17,7 +17,7 @@ from engines.three_thirteen.bot_eval import Judge, unseen_cards
 from tests.engines import harness
 from tests.engines.test_three_thirteen import act, all_cards, start, turn
 
-LEVELS = ("random", "easy", "medium", "hard", "pro")
+LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
 OPTION_SETS: list[dict[str, Any]] = [
     {},
     {"jokers_wild": True, "joker_dump": True, "false_out_penalty": True},

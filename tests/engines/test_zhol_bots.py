@@ -21,7 +21,7 @@ from tests.engines import harness
 from tests.engines.harness import play_random
 from tests.engines.test_zhol import JUNK0, JUNK1, act, new
 
-LEVELS = ("random", "easy", "medium", "hard", "pro")
+LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
 SMALL_DECK = deck(1, 2)
 LARGE_DECK = deck(2, 4)
 

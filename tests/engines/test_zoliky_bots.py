@@ -17,7 +17,7 @@ from engines.zoliky.bot_policy import HARD, choose_discard, decide
 from tests.engines.harness import play_random
 from tests.engines.test_zoliky import act, draw, new, to_turn_7
 
-ALL_LEVELS = ("random", "easy", "medium", "hard", "pro")
+ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
 
 
 @pytest.fixture(autouse=True)

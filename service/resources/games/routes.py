@@ -4,6 +4,7 @@ from flask.views import MethodView
 
 from engines.registry import GAMES
 from service.extensions import Blueprint
+from service.hints import HINTS_OPTION
 from service.resources.games.schemas import GameListSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The games hosted here")
@@ -15,4 +16,8 @@ class Games(MethodView):
     @blp.doc(operationId="listGames")
     def get(self):
         """List the games with player counts, variants, options and bot levels"""
-        return {"games": [g.describe() for g in GAMES.values()]}
+        games = [g.describe() for g in GAMES.values()]
+        for g in games:
+            # The service's own option, the same in every game (service/hints.py).
+            g["options"]["hints"] = HINTS_OPTION.describe()
+        return {"games": games}

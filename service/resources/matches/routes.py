@@ -11,6 +11,7 @@ from flask.views import MethodView
 from service import codec
 from service.extensions import Blueprint, ErrorSchema
 from service.matches import ApiError, MatchService
+from service.resources.matches import links
 from service.resources.matches.schemas import (
     ActionHeadersSchema,
     ActionSchema,
@@ -23,6 +24,7 @@ from service.resources.matches.schemas import (
     JoinSchema,
     ViewSchema,
 )
+from service.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
 
@@ -68,6 +70,7 @@ class Matches(MethodView):
     @blp.arguments(CreateMatchSchema())
     @blp.response(201, CreatedSchema)
     @_errors(403, 422, 429)
+    @blp.alt_response(201, response=links.created(), success=True)
     @blp.doc(operationId="createMatch")
     def post(self, body):
         """Create a match; human seats get their token now, open seats wait for /join"""
@@ -93,6 +96,7 @@ class Join(MethodView):
     @blp.arguments(JoinSchema())
     @blp.response(200, JoinedSchema)
     @_errors(404, 409, 422)
+    @blp.alt_response(200, response=links.joined(), success=True)
     @blp.doc(operationId="joinMatch")
     def post(self, body, match_id):
         """Claim the first open seat; the match starts when none is left"""
@@ -177,8 +181,10 @@ class Events(MethodView):
     def get(self, query, match_id):
         """Events after `after`, redacted for your seat; long-polls up to `wait` seconds"""
         svc = service()
-        seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
-        events, version = svc.events(match_id, seat, query["after"], query["wait"])
+        loaded = svc.load(match_id)
+        seat = svc.authenticate(loaded.record, bearer_token(), required=False)
+        client = request.environ.get("gunicorn.socket")
+        events, version = svc.events(match_id, seat, query["after"], query["wait"], client, loaded)
         return json_response({"events": events, "version": version})
 
 
@@ -196,21 +202,28 @@ class Stream(MethodView):
         if not after.isdigit():
             raise ApiError(422, "validation_error", "Last-Event-ID must be an event seq number")
 
+        # Registered before the answer starts, so an unreachable Redis is still a JSON 503;
+        # freed when the server closes the response, however the stream ended.
+        waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
+
         def generate(after=int(after)):
-            # A stream ends after a while so a gunicorn thread is never held forever;
-            # EventSource reconnects with Last-Event-ID by itself.
+            # A stream still ends after a while (proxies drop long responses, and a token that
+            # leaves its seat should not listen on for ever); EventSource reconnects with
+            # Last-Event-ID by itself.
             end = time.monotonic() + STREAM_SECONDS
             yield "retry: 1000\n\n"
-            while time.monotonic() < end:
-                events, _ = svc.events(match_id, seat, after, min(15.0, end - time.monotonic()))
-                if not events:
+            while time.monotonic() < end and not waiter.gone:
+                events = svc.stream_events(match_id, seat, after, min(15.0, end - time.monotonic()), waiter)
+                if not events and not waiter.gone:
                     yield ": keep-alive\n\n"
                 for e in events:
                     after = e["seq"]
                     data = json.dumps(e, separators=(",", ":"))
                     yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
 
-        return Response(stream_with_context(generate()), mimetype="text/event-stream")
+        response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+        response.call_on_close(lambda: svc.waiters.close(waiter))
+        return response
 
 
 @blp.route("/<match_id>/history")

@@ -88,6 +88,9 @@ class PlayerSchema(Schema):
     cards = ma.fields.Integer(required=True, metadata={"description": "number of cards in hand"})
     resigned = ma.fields.Boolean()
     left = ma.fields.Boolean()
+    hints_used = ma.fields.Integer(
+        metadata={"description": "hints this seat asked for (GET /v1/matches/{id}/hint)"}
+    )
 
 
 class DiscardSchema(Schema):
@@ -119,6 +122,18 @@ class ViewSchema(Schema):
     legal_actions = ma.fields.List(AsIs("ActionSchema"), required=True)
     round_result = ma.fields.Dict(allow_none=True, required=True)
     winners = ma.fields.List(ma.fields.Integer(), allow_none=True, required=True)
+    deal_commitment = ma.fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "SHA-256 hex committing to this round's deck order; /history reveals salt and"
+            " order (docs/api.md, Fair deals). null before the first deal"
+        },
+    )
+    seeded_by_client = ma.fields.Boolean(
+        required=True,
+        metadata={"description": "true when the creator chose the seed or stacked the deck"},
+    )
 
 
 class ActionSchema(Schema):
@@ -172,12 +187,29 @@ class EventsSchema(Schema):
     version = ma.fields.Integer(required=True)
 
 
+class RevealedDealSchema(Schema):
+    seq = ma.fields.Integer(required=True, metadata={"description": "the event that carried the commitment"})
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(["deal", "reshuffle"]))
+    round = ma.fields.Integer(required=True)
+    deal_commitment = ma.fields.String(required=True)
+    salt = ma.fields.String(required=True, metadata={"description": "32 bytes as 64 hex digits"})
+    order = ma.fields.List(
+        ma.fields.String(), required=True, metadata={"description": "the deck as shuffled, top card first"}
+    )
+
+
 class HistorySchema(Schema):
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
     options = ma.fields.Dict(required=True)
     seats = ma.fields.List(ma.fields.Dict(), required=True)
     seed = ma.fields.Integer(required=True)
+    seeded_by_client = ma.fields.Boolean(required=True)
     deck = ma.fields.List(ma.fields.String(), allow_none=True, required=True)
+    deals = ma.fields.List(
+        ma.fields.Nested(RevealedDealSchema),
+        required=True,
+        metadata={"description": "every deal and reshuffle: commitment, salt and deck order"},
+    )
     events = ma.fields.List(AsIs(EventSchema), required=True)
     version = ma.fields.Integer(required=True)

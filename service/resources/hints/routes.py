@@ -1,0 +1,34 @@
+"""GET /v1/matches/{id}/hint: the pro bot's move for the seat to move (docs/api.md "Hints")."""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+
+from service.extensions import Blueprint, ErrorSchema
+from service.hints import give_hint
+from service.resources.hints.schemas import HintSchema
+from service.resources.matches.routes import AUTH, bearer_token, json_response, service
+
+blp = Blueprint("hints", __name__, url_prefix="/v1/matches", description="Hints for people")
+
+
+@blp.route("/<match_id>/hint")
+class Hint(MethodView):
+    @blp.response(200, HintSchema)
+    @blp.alt_response(401, schema=ErrorSchema)
+    @blp.alt_response(403, schema=ErrorSchema)
+    @blp.alt_response(404, schema=ErrorSchema)
+    @blp.alt_response(409, schema=ErrorSchema)
+    @blp.doc(security=AUTH)
+    @blp.doc(operationId="getHint")
+    def get(self, match_id):
+        """The pro bot's action for your seat now, with a reason (needs the match option hints)
+
+        Computed from your seat's view only. Counts a hint: `players[].hints_used` rises and the
+        match version moves on by one. 403 when hints are off, 409 `not_your_turn` when another
+        seat is to move, 409 `match_not_active` between rounds or after the match.
+        """
+        found = give_hint(service(), match_id, bearer_token())
+        resp = json_response(found)
+        resp.headers["Cache-Control"] = "no-store"
+        return resp

@@ -1,0 +1,49 @@
+"""Replaying a finished match's history through its engine: every stored version, once, in order."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engines.registry import GAMES
+
+# Fields the service adds to an engine's events (numbering, who played it).
+_ADDED = ("seq", "bot", "auto")
+
+
+def _plain(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in e.items() if k not in _ADDED} for e in json.loads(json.dumps(events))]
+
+
+def replay(history: dict[str, Any]) -> int:
+    """Play the history's match again from its seed and deck, finding at each step the one
+    decision (or next deal) that yields exactly the next stored events. Returns the number of
+    changes after creation, which must be the match's version: no move lost or applied twice."""
+    game = GAMES[history["game"]]
+    stored = history["events"]
+    assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1)), "event numbers have gaps"
+    events = _plain(stored)
+    state, dealt = game.new_match(history["options"], len(history["seats"]), history["seed"], history["deck"])
+    first = _plain([{"type": "match_created", "game": game.id}, {"type": "match_started"}, *dealt])
+    assert events[: len(first)] == first
+    done, steps = len(first), 0
+    while done < len(events):
+        if game.status(state) == "round_over":
+            produced = _plain(game.start_next_round(state))
+        else:
+            seat = game.to_move(state)
+            assert seat is not None, f"nothing to play, yet events remain after seq {done}"
+            for action in game.legal_actions(state, seat):
+                trial = game.clone(state)
+                produced = _plain(game.apply(trial, seat, action))
+                if produced == events[done : done + len(produced)]:
+                    state = trial
+                    break
+            else:
+                raise AssertionError(f"no legal action of seat {seat} yields the events after seq {done}")
+        assert produced == events[done : done + len(produced)], f"history departs at seq {done + 1}"
+        done += len(produced)
+        steps += 1
+    assert game.status(state) == "finished"
+    assert steps == history["version"], f"{steps} changes replayed for version {history['version']}"
+    return steps

@@ -1,0 +1,97 @@
+"""The sweeper: matches that wait for a worker past their time get their job enqueued again.
+
+The commit that leaves a match waiting for a bot or a turn clock puts the match in the due
+index (`Store.commit`, key `ct:due`) with the time by which its job should have run, plus
+CARDTABLE_SWEEP_GRACE. Normally the job runs long before that and the entry is only looked at
+once, to drop it. An entry still there past its time means a job was lost: the worker running
+it was killed, the enqueue never happened (the process died after its commit), the scheduler
+that should have released it is dead, or the job failed. The sweeper then enqueues the job
+again, to run now, under the same id: `bot-<match>-<version>` and `clock-<match>-<turn>` find
+the match moved on and do nothing if the first job did run after all, so a move is never
+applied twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+from rq.utils import str_to_date
+
+from service.matches import MatchService, pending_job
+from workers.queue import bot_job_id, clock_job_id
+
+log = logging.getLogger("cardtable.sweeper")
+
+# Entries looked at per sweep; the rest wait for the next one, earliest first.
+BATCH = 200
+
+
+def sweep(svc: MatchService, now: float | None = None) -> int:
+    """Look at every overdue match once; return how many jobs were enqueued again."""
+    now = time.time() if now is None else now
+    requeued = 0
+    for match_id, seen in svc.store.due_matches(now, BATCH):
+        next_look, enqueued = _look(svc, match_id, now)
+        requeued += enqueued
+        svc.store.reschedule(match_id, seen, next_look)
+    if requeued:
+        svc.store.count("sweeper_requeues", requeued)
+    return requeued
+
+
+def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, bool]:
+    """The next time to look at the match (None: never again), and whether its job was
+    enqueued again."""
+    grace = svc.config.SWEEP_GRACE
+    loaded = svc.store.load(match_id)
+    record = loaded.record if loaded is not None else None
+    job = pending_job(record) if record is not None else None
+    if loaded is None or record is None or job is None:
+        return None, False
+    if job == "clock":
+        clock = record["clock"]
+        due = clock["deadline"] + grace
+        job_id = clock_job_id(match_id, clock["turn"])
+    else:
+        due = record.get("at", 0) + svc.config.BOT_DELAY + grace
+        job_id = bot_job_id(match_id, loaded.version)
+    if due > now:
+        return due, False
+    status, alive = _job_state(svc, job_id, now - grace)
+    if alive:
+        return now + grace, False
+    if status == "scheduled":
+        # Still waiting for a scheduler: take it out of the scheduled registry and run it now,
+        # once. Already gone from there means a scheduler released it this instant.
+        if not svc.store.redis.zrem(ScheduledJobRegistry(queue=svc.queue.queue).key, job_id):
+            return now + grace, False
+        log.warning("match %s: job %s is overdue; no scheduler released it", match_id, job_id)
+    else:
+        log.warning("match %s: job %s is overdue and nothing runs it; enqueued again", match_id, job_id)
+    if job == "clock":
+        svc.queue.enqueue_clock(match_id, record["clock"]["turn"], 0)
+    else:
+        svc.queue.enqueue_bot(match_id, loaded.version, delay=0)
+    return now + grace, True
+
+
+def _job_state(svc: MatchService, job_id: str, since: float) -> tuple[str | None, bool]:
+    """The job's RQ status, and whether it is alive: started after `since`, or queued and either
+    enqueued after `since` or still in the queue's list (a backlog, not a loss).
+
+    A scheduled job past its time has no live scheduler; one started long ago, or queued long
+    ago and gone from the list, sits in the started registry or the fetch list of a worker that
+    was killed. Enqueued again, such a job may still run twice: the second run finds the match
+    moved on and does nothing.
+    """
+    fields: list[Any] = svc.store.redis.hmget(Job.key_for(job_id), "status", "enqueued_at", "started_at")
+    status, enqueued, started = (f.decode() if f else None for f in fields)
+    stamp = {"queued": enqueued, "started": started}.get(status or "")
+    if stamp is not None and str_to_date(stamp).timestamp() >= since:
+        return status, True
+    # Under a backlog every queued job gets old: never add a copy of one still waiting its turn.
+    return status, status == "queued" and svc.store.redis.lpos(svc.queue.queue.key, job_id) is not None

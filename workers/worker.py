@@ -1,0 +1,87 @@
+"""`cardtable worker`: an RQ worker that outlives Redis outages, with the housekeeper thread."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+
+import redis
+from rq.worker import SimpleWorker
+
+from service.config import Config
+from workers.housekeeping import Housekeeper
+from workers.queue import make_queue
+
+log = logging.getLogger("cardtable.worker")
+
+MAX_BACKOFF = 30.0
+
+
+class CardtableWorker(SimpleWorker):
+    """SimpleWorker runs jobs in-process: a bot turn is milliseconds of Python, and forking a
+    work horse per job would cost more than the job itself. It remembers a stop request, so
+    that one sent while Redis is away (when RQ's own handling of it fails) is still obeyed."""
+
+    stop_asked = False
+
+    def request_stop(self, signum, frame):
+        self.stop_asked = True
+        super().request_stop(signum, frame)
+
+
+def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str) -> int:
+    config = Config.from_env()
+    name = queue_name or config.QUEUE
+    housekeeper = Housekeeper(config, name) if scheduler else None
+    if housekeeper is not None and burst:
+        housekeeper.tick(sweep=True)  # one pass, then work the queue empty (as RQ's burst does)
+    elif housekeeper is not None:
+        housekeeper.start()
+    try:
+        _work_until_stopped(config, name, burst, log_level)
+    finally:
+        if housekeeper is not None:
+            housekeeper.stop()
+    return 0
+
+
+def _work_until_stopped(config: Config, name: str, burst: bool, log_level: str) -> None:
+    """Run RQ's work loop; whenever it ends for anything but a stop request (RQ quits on a Redis
+    timeout, or on a connection error outside its dequeue), wait for Redis and start again."""
+    backoff = 1.0
+    while True:
+        client = redis.Redis.from_url(config.REDIS_URL)
+        queue = make_queue(client, name)
+        worker = CardtableWorker([queue], connection=client, serializer=queue.serializer)
+        started = time.monotonic()
+        try:
+            worker.work(burst=burst, logging_level=log_level)
+        except (redis.ConnectionError, redis.TimeoutError) as e:
+            log.warning("worker lost Redis: %s", e)
+        if worker.stop_asked or burst:
+            return
+        if time.monotonic() - started > 60:
+            backoff = 1.0  # it ran a good while: this is a new outage
+        if _wait_for_redis(client, backoff):
+            return
+        backoff = min(backoff * 2, MAX_BACKOFF)
+
+
+def _wait_for_redis(client: redis.Redis, backoff: float) -> bool:
+    """Sleep and ping with growing pauses until Redis answers; True if asked to stop meanwhile."""
+    stop = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.append(True))
+    while not stop:
+        log.warning("Redis unreachable; the worker tries again in %.0f s", backoff)
+        deadline = time.monotonic() + backoff
+        while not stop and time.monotonic() < deadline:
+            time.sleep(0.1)
+        try:
+            client.ping()
+            log.warning("Redis is back; the worker starts again")
+            return bool(stop)
+        except (redis.ConnectionError, redis.TimeoutError):
+            backoff = min(backoff * 2, MAX_BACKOFF)
+    return True
