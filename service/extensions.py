@@ -65,7 +65,9 @@ class Api(BaseApi):
         errors = data.get("errors") or data.get("messages")
         # webargs nests body errors under the location name; clients want the fields.
         if isinstance(errors, dict) and set(errors) <= {"json", "query", "headers"} and len(errors) == 1:
-            errors = next(iter(errors.values()))
+            # Unless the inner part is a bare list (unreadable JSON): `errors` stays an object.
+            inner = next(iter(errors.values()))
+            errors = inner if isinstance(inner, dict) else errors
         message = data.get("message") or error.description or error.name
         if error.code == 422 and errors and "message" not in data:
             message = "the request does not fit the schema: " + _flatten(errors)

@@ -211,6 +211,12 @@ def test_bad_quick_play_is_422_and_creates_nothing(api, body, field):
     assert lobby_ids(api, "limit=100") == before
 
 
+def test_unreadable_quick_play_body_is_400_with_errors_as_an_object(api):
+    r = api.c.post("/v1/matches/quick", data=b"\x00", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.get_json()["error"] == "bad_request"
+    assert isinstance(r.get_json()["errors"], dict)  # the Error schema's `errors` is an object
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.fixed_dictionaries(
