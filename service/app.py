@@ -80,9 +80,10 @@ def create_app(config: Config | None = None) -> Flask:
     from service.resources.games.routes import blp as games_blp
     from service.resources.health.routes import blp as health_blp
     from service.resources.hints.routes import blp as hints_blp
+    from service.resources.lobby.routes import blp as lobby_blp
     from service.resources.matches.routes import blp as matches_blp
 
-    for blp in (games_blp, matches_blp, hints_blp, health_blp):
+    for blp in (games_blp, matches_blp, lobby_blp, hints_blp, health_blp):
         api.register_blueprint(blp)
     from service.resources.play import blp as play_blp
 

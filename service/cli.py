@@ -1,8 +1,9 @@
-"""The `cardtable` command: serve, worker, tournament, openapi."""
+"""The `cardtable` command: serve, worker, tournament, openapi, loadtest."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import os
@@ -222,12 +223,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         lo, hi = side.interval()
         print(f"  {side.level:>7}: win rate {side.rate:6.1%}  95% CI [{lo:6.1%}, {hi:6.1%}]")
     if args.plot:
-        tournament_plot(result, args.plot)
+        tournament_plot(result, args.plot, options)
         print(f"plot written to {args.plot}")
     return 0
 
 
-def tournament_plot(result, path: str) -> None:
+def tournament_plot(result, path: str, options: dict | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -244,10 +245,41 @@ def tournament_plot(result, path: str) -> None:
     ax.axhline(1 / len(names), color="grey", linestyle="--", linewidth=1)
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate (95% CI)")
-    ax.set_title(f"{result.game}: {result.sides[0].matches} matches")
+    # The options in the title: two ladders of one game (Zhol small and large) must differ.
+    given = ", ".join(f"{k} {v}" for k, v in sorted((options or {}).items()))
+    ax.set_title(f"{result.game}{f' ({given})' if given else ''}: {result.sides[0].matches} matches")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def cmd_loadtest(args: argparse.Namespace) -> int:
+    import tempfile
+    from contextlib import ExitStack
+
+    from service.loadtest import embedded_service, locustfile
+
+    if importlib.util.find_spec("locust") is None:
+        sys.exit("cardtable loadtest needs locust: pip install 'cardtable[load]'")
+    env = dict(os.environ)
+    if args.think:
+        env["CARDTABLE_LOAD_THINK"] = args.think
+    with ExitStack() as stack:
+        host = args.host
+        if host is None:
+            data = stack.enter_context(tempfile.TemporaryDirectory(prefix="cardtable-loadtest-"))
+            host = stack.enter_context(embedded_service(data, args.serve_threads))
+            print(f"load test against an embedded cardtable service at {host}", flush=True)
+        # locust runs in its own process: it patches the standard library for gevent.
+        locust = [
+            sys.executable, "-m", "locust", "-f", locustfile(), "--headless", "--only-summary",
+            "--users", str(args.users), "--spawn-rate", str(args.spawn_rate),
+            "--run-time", args.run_time, "--host", host,
+        ]  # fmt: skip
+        if args.csv:
+            locust += ["--csv", args.csv]
+        # locust's own exit code: 1 when any request failed.
+        return subprocess.run(locust, env=env).returncode
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -298,6 +330,24 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--plot", default=None, help="write the ladder as a PNG")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=cmd_tournament)
+
+    load = sub.add_parser(
+        "loadtest", help="simulated players play whole matches against a service (locust, headless)"
+    )
+    load.add_argument("--users", type=int, default=10, help="simulated players")
+    load.add_argument("--spawn-rate", type=float, default=2, help="players started per second")
+    load.add_argument("--run-time", default="1m", help="how long, e.g. 30s, 5m, 1h")
+    load.add_argument(
+        "--host", default=None, help="base URL of the service; default: start an embedded one (like serve)"
+    )
+    load.add_argument(
+        "--think", default=None, help="seconds a player thinks before a move, 'min,max' (0.5,2)"
+    )
+    load.add_argument("--csv", default=None, help="also write locust's CSV files with this prefix")
+    load.add_argument(
+        "--serve-threads", type=int, default=32, help="threads per worker of the embedded service"
+    )
+    load.set_defaults(func=cmd_loadtest)
 
     openapi = sub.add_parser("openapi", help="write the OpenAPI document the service generates")
     openapi.add_argument("--output", "-o", default="-")

@@ -23,6 +23,7 @@ from engines.errors import EngineError, MatchNotActive
 from engines.registry import GAMES
 from service import codec, hints
 from service.config import Config
+from service.lobby_index import LobbyIndex
 from service.store import IN_PROGRESS, Loaded, Store, channel
 from service.waiters import Waiter
 
@@ -254,9 +255,7 @@ class MatchService:
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
         game = GAMES[body["game"]]
         seats_in = body["seats"]
-        # `hints` is the service's option (service/hints.py); the engine validates the rest.
-        own, hints_on = hints.split_options(body.get("options") or {})
-        options = {**_engine_call(game.validate_options, own, len(seats_in)), "hints": hints_on}
+        options = match_options(game, body.get("options") or {}, len(seats_in))
         deck = body.get("deck")
         if deck is not None:
             if not self.config.ALLOW_STACKED_DECK:
@@ -301,6 +300,7 @@ class MatchService:
             "clock": None,
             "created": time.time(),
             "joins": len(tokens),
+            "listed": bool(body.get("listed")),
         }
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
@@ -309,6 +309,10 @@ class MatchService:
         new_clock = self._update_clock(record)
         record["at"] = round(time.time(), 3)
         job = pending_job(record)
+        if record["listed"] and record["status"] == "waiting":
+            # Into the lobby before the commit, so the lobby never misses a listed waiting match;
+            # readers drop entries that went stale (service/lobby_index.py).
+            LobbyIndex(self.store.redis).add(match_id, record)
         if not self.store.commit(
             match_id, None, record, events, 0, self._ttl(record), due=self._due(record, job)
         ):
@@ -680,6 +684,13 @@ def _may_resign(record: dict[str, Any], status: str, seat: int) -> bool:
     if status not in ("active", "round_over") or record["seats"][seat].get("left"):
         return False
     return seat not in game_of(record).resigned_seats(record["state"])
+
+
+def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
+    """A match's options as stored: validated, defaults filled in (quick play compares these)."""
+    # `hints` is the service's option (service/hints.py); the engine validates the rest.
+    own, hints_on = hints.split_options(options)
+    return {**_engine_call(game.validate_options, own, seats), "hints": hints_on}
 
 
 def _engine_call(fn, *args):

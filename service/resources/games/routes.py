@@ -13,6 +13,7 @@ blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The game
 @blp.route("")
 class Games(MethodView):
     @blp.response(200, GameListSchema)
+    @blp.doc(operationId="listGames")
     def get(self):
         """List the games with player counts, variants, options and bot levels"""
         games = [g.describe() for g in GAMES.values()]

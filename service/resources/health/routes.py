@@ -16,6 +16,7 @@ class HealthSchema(Schema):
 @blp.route("/healthz")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
+    @blp.doc(operationId="healthz")
     def get(self):
         """The process is up"""
         return {"status": "ok"}
@@ -25,6 +26,7 @@ class Health(MethodView):
 class Ready(MethodView):
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=HealthSchema, description="Redis or the queue is unreachable")
+    @blp.doc(operationId="readyz")
     def get(self):
         """Redis and the job queue are reachable"""
         svc = current_app.extensions["cardtable"]
@@ -41,6 +43,7 @@ class Ready(MethodView):
 @blp.route("/metrics")
 class Metrics(MethodView):
     @blp.response(200, content_type="text/plain")
+    @blp.doc(operationId="metrics")
     def get(self):
         """Prometheus text metrics"""
         from service.metrics import render

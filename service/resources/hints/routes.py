@@ -20,6 +20,7 @@ class Hint(MethodView):
     @blp.alt_response(404, schema=ErrorSchema)
     @blp.alt_response(409, schema=ErrorSchema)
     @blp.doc(security=AUTH)
+    @blp.doc(operationId="getHint")
     def get(self, match_id):
         """The pro bot's action for your seat now, with a reason (needs the match option hints)
 

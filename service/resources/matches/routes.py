@@ -81,6 +81,7 @@ class Matches(MethodView):
     @blp.response(201, CreatedSchema)
     @_errors(403, 413, 422)
     @blp.alt_response(201, response=links.created(), success=True)
+    @blp.doc(operationId="createMatch")
     def post(self, body):
         """Create a match; human seats get their token now, open seats wait for /join"""
         return service().create(body)
@@ -91,6 +92,7 @@ class MatchView(MethodView):
     @blp.view_response(200, ViewSchema)
     @_errors(401, 404)
     @blp.doc(security=OPTIONAL_AUTH)
+    @blp.doc(operationId="getMatch")
     def get(self, match_id):
         """Your seat's view with a token; the public (spectator) view without one"""
         svc = service()
@@ -105,6 +107,7 @@ class Join(MethodView):
     @blp.response(200, JoinedSchema)
     @_errors(404, 409, 413, 422)
     @blp.alt_response(200, response=links.joined(), success=True)
+    @blp.doc(operationId="joinMatch")
     def post(self, body, match_id):
         """Claim the first open seat; the match starts when none is left"""
         return service().join(match_id, body.get("name"))
@@ -132,6 +135,7 @@ class Actions(MethodView):
     @blp.view_response(200, ViewSchema)
     @_errors(401, 404, 409, 412, 413, 422)
     @blp.doc(security=AUTH)
+    @blp.doc(operationId="playAction")
     def post(self, headers, action, match_id):
         """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view"""
         view = service().act(
@@ -149,6 +153,7 @@ class Rounds(MethodView):
     @blp.view_response(200, ViewSchema)
     @_errors(401, 403, 404, 409)
     @blp.doc(security=AUTH)
+    @blp.doc(operationId="startRound")
     def post(self, match_id):
         """The host starts the next round or hand after round_over"""
         view = service().start_round(match_id, bearer_token())
@@ -160,6 +165,7 @@ class End(MethodView):
     @blp.view_response(200, ViewSchema)
     @_errors(401, 403, 404, 409)
     @blp.doc(security=AUTH)
+    @blp.doc(operationId="endMatch")
     def post(self, match_id):
         """The host ends the match now (Žolíky, Zhol: games played to a number of wins)"""
         view = service().end(match_id, bearer_token())
@@ -171,6 +177,7 @@ class Leave(MethodView):
     @blp.view_response(200, ViewSchema)
     @_errors(401, 404, 409)
     @blp.doc(security=AUTH)
+    @blp.doc(operationId="leaveMatch")
     def post(self, match_id):
         """Free your seat while waiting; later resign it (the host role passes on)"""
         view = service().leave(match_id, bearer_token())
@@ -183,6 +190,7 @@ class Events(MethodView):
     @blp.view_response(200, EventsSchema)
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
+    @blp.doc(operationId="getEvents")
     def get(self, query, match_id):
         """Events after `after`, redacted for your seat; long-polls up to `wait` seconds"""
         svc = service()
@@ -200,6 +208,7 @@ class Stream(MethodView):
     @blp.response(200, content_type="text/event-stream")
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
+    @blp.doc(operationId="streamEvents")
     def get(self, headers, query, match_id):
         """The same events as Server-Sent Events; resumes after Last-Event-ID"""
         svc = service()
@@ -235,6 +244,7 @@ class History(MethodView):
     @blp.response(200, HistorySchema)
     @_errors(401, 404, 409)
     @blp.doc(security=AUTH)
+    @blp.doc(operationId="getHistory")
     def get(self, match_id):
         """After the match: every event unredacted, the seed and the initial deck"""
         return service().history(match_id, bearer_token(), required=True)

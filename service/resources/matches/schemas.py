@@ -103,6 +103,14 @@ def action_field(description: str) -> ma.fields.Raw:
     )
 
 
+class AsIs(ma.fields.Nested):
+    """Documented as its named schema (a generated client gets a model), written out as the dict
+    it is: events and actions carry more fields than the schema names, by type and game."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value
+
+
 class SeatInSchema(Schema):
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
     name = name_field()
@@ -131,6 +139,10 @@ class CreateMatchSchema(Schema):
         allow_none=True,
         validate=ma.validate.Length(max=216),
         metadata={"description": "stock order, top card first; needs CARDTABLE_ALLOW_STACKED_DECK=1"},
+    )
+    listed = ma.fields.Boolean(
+        load_default=False,
+        metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
 
 
@@ -205,7 +217,8 @@ class ViewSchema(Schema):
     discard = ma.fields.Nested(DiscardSchema, allow_none=True, required=True)
     table = ma.fields.Dict(required=True, metadata={"description": "public game state (melds, bids, trick…)"})
     scores = ma.fields.Dict(required=True)
-    legal_actions = ma.fields.List(ma.fields.Dict(), required=True)
+    # Named (not a bare dict) so a generated client can send a legal action back as it is.
+    legal_actions = ma.fields.List(AsIs("ActionSchema"), required=True)
     round_result = ma.fields.Dict(allow_none=True, required=True)
     winners = ma.fields.List(ma.fields.Integer(), allow_none=True, required=True)
     deal_commitment = ma.fields.String(
@@ -293,7 +306,7 @@ class EventSchema(Schema):
 
 class EventsSchema(Schema):
     events = ma.fields.List(
-        ma.fields.Dict(), required=True, metadata={"description": "each has seq and type"}
+        AsIs(EventSchema), required=True, metadata={"description": "each has seq and type"}
     )
     version = ma.fields.Integer(required=True)
 
@@ -322,5 +335,5 @@ class HistorySchema(Schema):
         required=True,
         metadata={"description": "every deal and reshuffle: commitment, salt and deck order"},
     )
-    events = ma.fields.List(ma.fields.Dict(), required=True)
+    events = ma.fields.List(AsIs(EventSchema), required=True)
     version = ma.fields.Integer(required=True)

@@ -1,0 +1,166 @@
+"""Simulated players for load tests: `cardtable loadtest`, or `locust -f` this file (docs/loadtest.md).
+
+Each simulated user plays whole matches, one after another: half of them against bots (a match
+created with the user's seat and bots of mixed levels), half against other simulated users
+(seated through the lobby's quick play). Users think before each move, follow the match by
+long-polling its events, and wait out a 429 for as long as its Retry-After says. Moves are random
+legal actions taken from the view, so the file needs nothing but locust and a URL.
+
+After locust's tables, a "Matches played" table counts the matches that ended, per game and
+kind of opponent, with how long they took. Players who waited longer than
+CARDTABLE_LOAD_SEAT_WAIT for people to fill their table leave it; those show as `gave up`.
+
+Environment: CARDTABLE_LOAD_THINK ("min,max" seconds before a move, default "0.5,2"),
+CARDTABLE_LOAD_PEOPLE (share of matches against other users, default 0.5),
+CARDTABLE_LOAD_SEAT_WAIT (seconds to wait for a table to fill, default 30),
+CARDTABLE_LOAD_GAMES (comma-separated game ids, default all four).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from typing import Any
+
+from locust import FastHttpUser, events, task
+
+# Short matches, so each user goes through whole matches (creation, rounds, the end) often.
+OPTIONS = {
+    "spades": {"target_score": 100},
+    "three-thirteen": {},
+    "zhol": {"target_wins": 1},
+    "zoliky": {"target_wins": 1},
+}
+SEATS = {"spades": 4, "three-thirteen": 3, "zhol": 2, "zoliky": 2}  # tables against bots
+PEOPLE_SEATS = {"spades": 4, "three-thirteen": 2, "zhol": 2, "zoliky": 2}
+BOT_LEVELS = ("easy", "medium", "hard")
+# Seconds one events request waits for something to happen (the API allows up to 30).
+LONG_POLL = 10
+
+
+def _env_pair(name: str, default: str) -> tuple[float, float]:
+    low, _, high = os.environ.get(name, default).partition(",")
+    return float(low), float(high or low)
+
+
+THINK = _env_pair("CARDTABLE_LOAD_THINK", "0.5,2")
+PEOPLE_SHARE = float(os.environ.get("CARDTABLE_LOAD_PEOPLE", "0.5"))
+SEAT_WAIT = float(os.environ.get("CARDTABLE_LOAD_SEAT_WAIT", "30"))
+GAMES = [g for g in os.environ.get("CARDTABLE_LOAD_GAMES", ",".join(OPTIONS)).split(",") if g]
+
+
+def complete(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The legal actions that can be sent as they are. Some games list templates to fill in
+    (a Žolíky meld with `"melds": []`); a random player leaves those alone."""
+    ready = [a for a in actions if all(v != [] and v != "" for v in a.values())]
+    return ready or actions
+
+
+# Seconds each match took, by "<game> vs <bots|people>[ (how it ended)]". Kept out of locust's
+# request statistics so that their Aggregated line stays about requests.
+MATCHES: dict[str, list[float]] = {}
+
+
+@events.quitting.add_listener
+def _print_matches(environment: Any, **_: Any) -> None:
+    print("\nMatches played (from the first request to the end)")
+    print(f"{'Name':<40} {'# matches':>10} {'avg s':>8} {'max s':>8}")
+    for name, took in sorted(MATCHES.items()):
+        print(f"{name:<40} {len(took):>10} {sum(took) / len(took):>8.1f} {max(took):>8.1f}")
+    print(f"{'Total':<40} {sum(map(len, MATCHES.values())):>10}", flush=True)
+
+
+class Refused(Exception):
+    """An answer a well-behaved client does not expect: counted as a failure by locust."""
+
+
+class Player(FastHttpUser):
+    # Matches follow each other at once; the thinking happens before each move.
+    def wait_time(self) -> float:
+        return 0.0
+
+    def call(self, method: str, path: str, name: str, token: str | None = None, **kwargs: Any) -> Any:
+        """One request; a 429 is waited out (Retry-After) and sent again, shown as a RETRY row.
+        A 409 (the match moved on: a turn clock played for us, a seat was taken) is expected and
+        answered with None; any other error is a failure."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        for _ in range(30):
+            with self.client.request(
+                method, path, name=name, headers=headers, catch_response=True, **kwargs
+            ) as resp:
+                if resp.status_code == 429:
+                    # Its own row in the table, and not a failure: the client did as told.
+                    resp.request_meta["name"] = f"{name} (429)"
+                    resp.success()
+                    time.sleep(float(resp.headers.get("Retry-After") or 1))
+                    continue
+                if resp.status_code == 409:
+                    resp.success()
+                    return None
+                if resp.status_code >= 400:
+                    resp.failure(f"{resp.status_code}: {resp.text[:200]}")
+                    raise Refused(name)
+                return resp.json()
+        raise Refused(f"still rate limited on {name}")
+
+    @task
+    def play_a_match(self) -> None:
+        game = random.choice(GAMES)
+        started = time.monotonic()
+        try:
+            if random.random() < PEOPLE_SHARE:
+                kind, outcome = "people", self.against_people(game)
+            else:
+                kind, outcome = "bots", self.against_bots(game)
+        except Refused:
+            return  # already counted as a failed request
+        name = f"{game} vs {kind}" + ("" if outcome == "finished" else f" ({outcome})")
+        MATCHES.setdefault(name, []).append(time.monotonic() - started)
+
+    def against_bots(self, game: str) -> str:
+        seats = [{"kind": "human", "name": "load"}] + [
+            {"kind": "bot", "level": random.choice(BOT_LEVELS)} for _ in range(SEATS[game] - 1)
+        ]
+        body = {"game": game, "options": OPTIONS.get(game, {}), "seats": seats}
+        created = self.call("POST", "/v1/matches", "/v1/matches", json=body)
+        return self.play(created["id"], created["seats"][0]["token"], 0)
+
+    def against_people(self, game: str) -> str:
+        """Sit at a table someone listed (seen in the lobby), or host one for `game`."""
+        lobby = self.call("GET", "/v1/matches?status=waiting&limit=20", "/v1/matches (lobby)")
+        waiting = [m["game"] for m in lobby["matches"] if PEOPLE_SEATS.get(m["game"]) == m["players"]]
+        game = random.choice([g for g in waiting if g in GAMES] or [game])
+        body = {"game": game, "options": OPTIONS.get(game, {}), "name": "load", "players": PEOPLE_SEATS[game]}
+        seat = self.call("POST", "/v1/matches/quick", "/v1/matches/quick", json=body)
+        if seat is None:
+            return "conflict"
+        return self.play(seat["id"], seat["token"], seat["seat"])
+
+    def play(self, match_id: str, token: str, seat: int) -> str:
+        """Play `seat` until the match ends; the outcome: finished, aborted or gave up."""
+        path = f"/v1/matches/{match_id}"
+        view = self.call("GET", path, "/v1/matches/{id}", token)
+        after, waiting_since = 0, time.monotonic()
+        while view["status"] not in ("finished", "aborted"):
+            if view["status"] == "waiting" and time.monotonic() - waiting_since > SEAT_WAIT:
+                self.call("POST", path + "/leave", "/v1/matches/{id}/leave", token)
+                return "gave up"
+            mine = view["status"] == "active" and view["turn"]["seat"] == seat and view["legal_actions"]
+            if mine or (view["status"] == "round_over" and view["host"] == seat):
+                time.sleep(random.uniform(*THINK))
+                if mine:
+                    action = random.choice(complete(view["legal_actions"]))
+                    moved = self.call(
+                        "POST", path + "/actions", "/v1/matches/{id}/actions", token, json=action
+                    )
+                else:
+                    moved = self.call("POST", path + "/rounds", "/v1/matches/{id}/rounds", token)
+                view = moved or self.call("GET", path, "/v1/matches/{id}", token)
+                continue
+            url = f"{path}/events?after={after}&wait={LONG_POLL}"
+            news = self.call("GET", url, "/v1/matches/{id}/events (long-poll)", token)
+            if news and news["events"]:
+                after = news["events"][-1]["seq"]
+            view = self.call("GET", path, "/v1/matches/{id}", token)
+        return view["status"]

@@ -1,0 +1,155 @@
+"""The lobby: listed waiting matches (GET /v1/matches) and quick play (POST /v1/matches/quick).
+
+Only matches whose host created them with `"listed": true` appear. The index of them is
+`service/lobby_index.py`; this module reads it, drops what has gone stale, and shows only the
+public facts of each match (docs/api.md, "Lobby and quick play").
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any
+
+from engines.registry import GAMES
+from service.lobby_index import LobbyIndex, parse_member, table_hash
+from service.matches import ApiError, MatchService, match_options, match_status
+
+# Index entries read per round trip while filling a page or looking for a seat.
+_BATCH = 20
+# Stale entries a single request drops at most before it answers with what it found; each one is
+# dropped for good, so a backlog left by many started matches clears over a few requests.
+_MAX_SCANNED = 200
+# An entry whose match is not stored this long after its creation time never will be (the
+# creating commit failed) or has expired: only then is it dropped.
+_CREATE_GRACE_MS = 60_000
+
+
+def encode_cursor(entry: str) -> str:
+    return base64.urlsafe_b64encode(entry.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    try:
+        entry = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except ValueError:  # not base64 (binascii.Error), not ASCII, not UTF-8 inside
+        entry = ""
+    if parse_member(entry) is None:
+        raise ApiError(
+            422,
+            "validation_error",
+            "cursor is not one this service gave; start again without it",
+            {"cursor": ["not a cursor from next_cursor"]},
+        )
+    return entry
+
+
+def public_seats(record: dict[str, Any]) -> list[dict[str, Any]]:
+    seats = []
+    for s in record["seats"]:
+        entry = {"seat": s["seat"], "kind": s["kind"], "name": s.get("name") if s["kind"] != "open" else None}
+        if s["kind"] == "bot":
+            entry["level"] = s["level"]
+        seats.append(entry)
+    return seats
+
+
+class Lobby:
+    def __init__(self, matches: MatchService):
+        self.matches = matches
+        self.index = LobbyIndex(matches.store.redis)
+
+    def _listed(self, entry: str) -> dict[str, Any] | None:
+        """The match of an index entry if it is still listed and waiting; else drop the entry."""
+        parsed = parse_member(entry)
+        loaded = self.matches.store.load(parsed[0]) if parsed else None
+        if loaded is None:
+            self._drop_missing(entry)
+            return None
+        if not loaded.record.get("listed") or match_status(loaded.record) != "waiting":
+            self.index.drop(entry)
+            return None
+        return loaded.record
+
+    def _drop_missing(self, entry: str) -> None:
+        """Drop the entry of a match that is not there, unless it may still be on its way: an
+        entry is added just before the commit that creates its match."""
+        if time.time() * 1000 - int(entry.split(":")[0]) > _CREATE_GRACE_MS:
+            self.index.drop(entry)
+
+    def list_matches(self, game: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+        """Listed waiting matches, newest first, and the cursor of the next page (or null)."""
+        after = decode_cursor(cursor) if cursor else None
+        found: list[dict[str, Any]] = []
+        scanned = 0
+        while len(found) < limit and scanned < _MAX_SCANNED:
+            want = min(_BATCH, limit - len(found))
+            entries = self.index.newest(game, after, want)
+            for entry in entries:
+                after = entry
+                record = self._listed(entry)
+                if record is not None:
+                    found.append(self._public(entry, record))
+            scanned += len(entries)
+            if len(entries) < want:
+                return {"matches": found, "next_cursor": None}  # the index is exhausted
+        return {"matches": found, "next_cursor": encode_cursor(after) if after else None}
+
+    @staticmethod
+    def _public(entry: str, record: dict[str, Any]) -> dict[str, Any]:
+        seats = public_seats(record)
+        return {
+            "id": entry.split(":")[1],
+            "game": record["game"],
+            "options": record["options"],
+            "players": len(seats),
+            "open": sum(1 for s in seats if s["kind"] == "open"),
+            "seats": seats,
+            "created": record["created"],
+        }
+
+    def quick(
+        self, game_id: str, options: dict[str, Any], name: str | None, players: int | None
+    ) -> dict[str, Any]:
+        """Join the oldest listed waiting match of this table with an open seat, else host a new one."""
+        game = GAMES[game_id]
+        seats = players or game.min_seats
+        options = match_options(game, options, seats)
+        table = table_hash(options, seats)
+        after = None
+        for _ in range(_MAX_SCANNED // _BATCH):
+            entries = self.index.oldest(game_id, table, after, _BATCH)
+            for entry in entries:
+                after = entry
+                joined = self._try_join(entry, name)
+                if joined is not None:
+                    return joined
+            if len(entries) < _BATCH:
+                break
+        body = {
+            "game": game_id,
+            "options": options,
+            "seats": [{"kind": "human", **({"name": name} if name else {})}]
+            + [{"kind": "open"}] * (seats - 1),
+            "listed": True,
+        }
+        created = self.matches.create(body)
+        host = created["seats"][0]
+        return {"id": created["id"], "seat": 0, "token": host["token"], "version": 0, "created": True}
+
+    def _try_join(self, entry: str, name: str | None) -> dict[str, Any] | None:
+        match_id = entry.split(":")[1]
+        try:
+            joined = self.matches.join(match_id, name)
+        except ApiError as e:
+            if e.status == 404:
+                self._drop_missing(entry)
+                return None
+            if e.error == "match_not_active":
+                # Its last seat was taken (or its host left): the next match then.
+                self.index.drop(entry)
+                return None
+            if e.error == "version_conflict":
+                return None  # too many joiners at once here: try the next match
+            raise
+        return {"id": match_id, **joined, "created": False}

@@ -1,0 +1,75 @@
+"""Schemas of the lobby and quick play (docs/api.md, "Lobby and quick play")."""
+
+import marshmallow as ma
+
+from engines.base import BOT_LEVELS
+from engines.registry import GAMES
+from service.extensions import Schema
+
+NAME = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+
+
+class LobbyQuerySchema(Schema):
+    game = ma.fields.String(
+        validate=ma.validate.OneOf(sorted(GAMES)), metadata={"description": "one game only"}
+    )
+    status = ma.fields.String(
+        load_default="waiting",
+        validate=ma.validate.OneOf(["waiting"]),
+        metadata={"description": "the lobby lists waiting matches only"},
+    )
+    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
+    cursor = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=200),
+        metadata={"description": "next_cursor of the previous page"},
+    )
+
+
+class LobbySeatSchema(Schema):
+    seat = ma.fields.Integer(required=True)
+    kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
+    name = ma.fields.String(allow_none=True, required=True, metadata={"description": "null for an open seat"})
+    level = ma.fields.String(validate=ma.validate.OneOf(BOT_LEVELS), metadata={"description": "bots only"})
+
+
+class LobbyMatchSchema(Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    options = ma.fields.Dict(
+        required=True, metadata={"description": "the match's options, defaults filled in"}
+    )
+    players = ma.fields.Integer(required=True, metadata={"description": "number of seats"})
+    open = ma.fields.Integer(required=True, metadata={"description": "seats still open"})
+    seats = ma.fields.List(ma.fields.Nested(LobbySeatSchema), required=True)
+    created = ma.fields.Float(required=True, metadata={"description": "Unix time of creation"})
+
+
+class LobbyPageSchema(Schema):
+    matches = ma.fields.List(ma.fields.Nested(LobbyMatchSchema), required=True)
+    next_cursor = ma.fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "pass as cursor for the next page; null: last"},
+    )
+
+
+class QuickPlaySchema(Schema):
+    game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
+    options = ma.fields.Dict(keys=ma.fields.String(), load_default=dict)
+    name = NAME
+    players = ma.fields.Integer(
+        validate=ma.validate.Range(min=2, max=8),
+        metadata={"description": "number of seats; default the game's smallest table"},
+    )
+
+
+class QuickPlayedSchema(Schema):
+    id = ma.fields.String(required=True)
+    seat = ma.fields.Integer(required=True)
+    token = ma.fields.String(
+        required=True, metadata={"description": "bearer token of your seat; shown only once"}
+    )
+    version = ma.fields.Integer(required=True)
+    created = ma.fields.Boolean(
+        required=True, metadata={"description": "true: no match had a seat, this one is new and you host it"}
+    )
