@@ -16,6 +16,8 @@
 | `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
 | `CARDTABLE_SWEEP_GRACE` | `5` | seconds past its time before the sweeper re-enqueues a bot turn or clock |
 | `CARDTABLE_SWEEP_INTERVAL` | `2` | seconds between two sweeps (one worker sweeps at a time) |
+| `CARDTABLE_MAX_WAIT` | `30` | longest long-poll on `/events`, in seconds (a larger `wait` is cut to it) |
+| `CARDTABLE_STREAM_SECONDS` | `300` | seconds one SSE stream lasts (the client resumes with Last-Event-ID) |
 """
 
 from __future__ import annotations
@@ -48,8 +50,10 @@ class Config:
     # and how often the overdue matches are looked at.
     SWEEP_GRACE: float = 5.0
     SWEEP_INTERVAL: float = 2.0
-    # Longest long-poll on /events (docs/api.md caps `wait` at 30 s).
+    # Longest long-poll on /events (docs/api.md caps `wait` at 30 s), and how long one SSE
+    # stream lasts before the client reconnects with Last-Event-ID.
     MAX_WAIT: int = 30
+    STREAM_SECONDS: int = 300
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:

@@ -196,7 +196,9 @@ class MatchService:
 
         The wait registers with the process's one subscription (service/waiters.py) and
         holds no Redis connection; `client` (the client's socket) ends it when the client
-        hangs up. `loaded`: the match, when the caller has just loaded it."""
+        hangs up. `loaded`: the match, when the caller has just loaded it. The wait is capped
+        at CARDTABLE_MAX_WAIT (deployments behind proxies with shorter idle timeouts)."""
+        wait = min(wait, self.config.MAX_WAIT)
         version = (loaded or self.load(match_id)).version
         raw, now = self.store.events_since(match_id, after)
         if not raw and wait > 0:

@@ -229,3 +229,20 @@ def test_options_answers_json_with_the_allowed_methods(api):
     assert resp.status_code == 200 and resp.mimetype == "application/json"
     assert resp.get_json() == {"allow": ["OPTIONS", "POST"]}
     assert resp.headers["Allow"] == "OPTIONS, POST"
+
+
+def test_a_long_poll_longer_than_max_wait_is_cut_to_it(config):
+    """CARDTABLE_MAX_WAIT caps `wait`: asked for 30 s on a quiet match, the answer (no events)
+    comes after the 1 s cap, far sooner than the 30 s asked for."""
+    import dataclasses
+    import time
+
+    from service.app import create_app
+
+    capped = Api(create_app(dataclasses.replace(config, MAX_WAIT=1)).test_client())
+    match_id, _ = new_spades(capped)
+    after = len(capped.events(match_id)["events"])
+    start = time.monotonic()
+    resp = capped.c.get(f"/v1/matches/{match_id}/events?after={after}&wait=30")
+    assert resp.status_code == 200 and resp.get_json()["events"] == []
+    assert time.monotonic() - start < 15

@@ -39,6 +39,9 @@ def live_service(tmp_path):
     fuzzer sends hundreds of requests a second from one address)."""
     port = free_port()
     env = dict(os.environ, CARDTABLE_RATE_LIMIT="0", CARDTABLE_LOG_LEVEL="WARNING")
+    # The fuzzer follows listed match ids into long-polls and streams: keep each one short, or
+    # every such request waits out schemathesis' own 10 s read timeout.
+    env.update(CARDTABLE_MAX_WAIT="1", CARDTABLE_STREAM_SECONDS="2")
     env.pop("REDIS_URL", None)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     command = [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]

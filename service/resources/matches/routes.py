@@ -32,7 +32,6 @@ from service.store import channel
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
 
 AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
-STREAM_SECONDS = 300
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 
@@ -223,7 +222,7 @@ class Stream(MethodView):
             # A stream still ends after a while (proxies drop long responses, and a token that
             # leaves its seat should not listen on for ever); EventSource reconnects with
             # Last-Event-ID by itself.
-            end = time.monotonic() + STREAM_SECONDS
+            end = time.monotonic() + svc.config.STREAM_SECONDS
             yield "retry: 1000\n\n"
             while time.monotonic() < end and not waiter.gone:
                 events = svc.stream_events(match_id, seat, after, min(15.0, end - time.monotonic()), waiter)
