@@ -520,7 +520,7 @@ class MatchService:
             return "idle"
         seat = game.to_move(record["state"])
         level = self._bot_level(record, seat)
-        if level is None:
+        if seat is None or level is None:
             return "human"
         view = game.view(record["state"], seat)
         rng = random.Random(f"bot:{match_id}:{version}")
