@@ -12,7 +12,7 @@ import pytest
 from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
-from tests.api_helpers import auth
+from tests.api_helpers import auth, bot_input
 from tests.cluster_helpers import running_cluster
 
 pytestmark = pytest.mark.slow
@@ -62,7 +62,7 @@ class Player:
             mine = self.c.get(f"/v1/matches/{self.match_id}", headers=auth(token))
             if not self._answer(mine):
                 return
-            action = GAMES["spades"].bot_action(mine.get_json(), "easy", self.rng)
+            action = GAMES["spades"].bot_action(bot_input(mine.get_json()), "easy", self.rng)
             version = {"If-Match": f'"{view["version"]}"'}
             headers = {**auth(token), **version}
             resp = self.c.post(f"/v1/matches/{self.match_id}/actions", json=action, headers=headers)

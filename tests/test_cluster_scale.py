@@ -19,6 +19,7 @@ import pytest
 
 from engines.registry import GAMES
 from service.embedded import free_port
+from tests.api_helpers import bot_input
 from tests.conftest import ROOT
 from tests.replay import replay
 from tests.serve_helpers import wait_ready
@@ -76,12 +77,12 @@ def play(bases: list[str], seed: int, out: dict) -> None:
         status, view = call(rng.choice(bases), "GET", f"/v1/matches/{match_id}", token=token)
         assert status == 200, view
         if view["status"] == "finished":
-            out[match_id] = view["version"]
+            out[match_id] = (view["version"], token)
             return
         if view["status"] == "round_over":
             status, answer = call(rng.choice(bases), "POST", f"/v1/matches/{match_id}/rounds", token=token)
         elif view["turn"]["seat"] == 0:
-            action = GAMES["spades"].bot_action(view, "easy", rng)
+            action = GAMES["spades"].bot_action(bot_input(view), "easy", rng)
             status, answer = call(rng.choice(bases), "POST", f"/v1/matches/{match_id}/actions", action, token)
         else:  # a bot's turn: wait for its move on the other process
             path = f"/v1/matches/{match_id}/events?after={seen}&wait=2"
@@ -92,7 +93,7 @@ def play(bases: list[str], seed: int, out: dict) -> None:
 
 
 def test_two_apis_and_two_workers_finish_every_match_and_histories_replay(two_apis):
-    finished: dict[str, int] = {}
+    finished: dict[str, tuple[int, str]] = {}  # match id -> its final version, the seat's token
     errors: list[BaseException] = []
 
     def run(seed: int) -> None:
@@ -108,7 +109,7 @@ def test_two_apis_and_two_workers_finish_every_match_and_histories_replay(two_ap
         t.join()
     assert not errors, errors
     assert len(finished) == 4
-    for i, (match_id, version) in enumerate(finished.items()):
-        status, history = call(two_apis[i % 2], "GET", f"/v1/matches/{match_id}/history")
+    for i, (match_id, (version, token)) in enumerate(finished.items()):
+        status, history = call(two_apis[i % 2], "GET", f"/v1/matches/{match_id}/history", token=token)
         assert status == 200 and history["version"] == version
         assert replay(history) == version  # every version applied exactly once

@@ -88,6 +88,8 @@ def test_a_small_zhol_round_against_a_bot_by_clicks_then_its_replay(base):
         page.click("[data-testid=replay] button:has-text('End')")
         assert "match over" in page.inner_text("[data-testid=replay] .log")
         page.click("[data-testid=replay] button:has-text('Back')")
+        assert "round over" in page.inner_text("[data-testid=replay] .log")
+        page.click("[data-testid=replay] button:has-text('Back')")
         assert "zhol" in page.inner_text("[data-testid=replay] .log")  # the winning discard's event
         page.click("button:has-text('Back to the table')")
         page.locator("[data-testid=winner]").wait_for()
