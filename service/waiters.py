@@ -290,7 +290,7 @@ class Hub:
         for name, confirmation in zip(channels, confirmations, strict=True):
             self._expect.setdefault(name, collections.deque()).append(confirmation)
         try:
-            self._conn.send_command(command, *channels, check_health=False)
+            _send_each(self._conn, command, channels)
         except (redis.ConnectionError, redis.TimeoutError, OSError):
             pass  # the reader's read fails in turn, and it reconnects and subscribes anew
 
@@ -305,8 +305,7 @@ class Hub:
             names = list(self._channels)
             for name in names:
                 self._expect[name] = collections.deque([self._channels[name].ready])
-            if names:
-                conn.send_command(self.SUBSCRIBE, *names, check_health=False)
+            _send_each(conn, self.SUBSCRIBE, names)
             waiters = [w for entry in self._channels.values() for w in entry.waiters]
         for w in waiters:
             w.notify()  # notifications may have been lost while disconnected: read again
@@ -396,6 +395,14 @@ class Hub:
                 del self._channels[name]
             if idle:
                 self._send(self.UNSUBSCRIBE, idle, [None] * len(idle))
+
+
+def _send_each(conn: Any, command: str, channels: list[str]) -> None:
+    """One (un)subscribe command per channel: a sharded SSUBSCRIBE may only name channels of
+    one slot (Redis Cluster answers CROSSSLOT otherwise), and each channel gets its own
+    confirmation either way."""
+    for name in channels:
+        conn.send_command(command, name, check_health=False)
 
 
 class ShardHub(Hub):
