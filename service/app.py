@@ -166,7 +166,9 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         try:
             svc.store.flush_rate()
         except RateLimited as e:
-            return _rate_limited_response(e)
+            # A 429 promises that nothing changed: it may replace a refusal, never an answer
+            # whose change is already committed (the client would send the move again).
+            return _rate_limited_response(e) if resp.status_code >= 400 else resp
         except (redis.ConnectionError, redis.TimeoutError):
             pass  # the count is best effort; the request already has its answer
         return resp
