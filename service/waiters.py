@@ -162,7 +162,25 @@ class _Read:
         self.error: BaseException | None = None
 
 
-class Hub:
+class _Watching:
+    """`watch`: a waiter opened for a `with` block and closed however the block ends."""
+
+    def open(self, channel: str, kind: str, sock: Any = None) -> Waiter:
+        raise NotImplementedError
+
+    def close(self, waiter: Waiter) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:
+        waiter = self.open(channel, kind, sock)
+        try:
+            yield waiter
+        finally:
+            self.close(waiter)
+
+
+class Hub(_Watching):
     """The process's one subscription, shared by all its waiters (started on first use)."""
 
     SUBSCRIBE = "SUBSCRIBE"
@@ -216,14 +234,6 @@ class Hub:
                 entry.waiters.discard(waiter)
                 if not entry.waiters:
                     entry.idle_since = time.monotonic()
-
-    @contextmanager
-    def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:
-        waiter = self.open(channel, kind, sock)
-        try:
-            yield waiter
-        finally:
-            self.close(waiter)
 
     def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
         """`read()`, or the result of the same read (same `key`) another waiter of the channel
@@ -415,7 +425,7 @@ class ShardHub(Hub):
     CONFIRMATIONS = (b"ssubscribe", b"sunsubscribe")
 
 
-class ClusterHub:
+class ClusterHub(_Watching):
     """On Redis Cluster: one ShardHub (one connection) per master, each channel on the master
     that owns its slot; the same interface as Hub."""
 
@@ -444,14 +454,6 @@ class ClusterHub:
         hub = self._owners.pop(id(waiter), None)
         if hub is not None:
             hub.close(waiter)
-
-    @contextmanager
-    def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:
-        waiter = self.open(channel, kind, sock)
-        try:
-            yield waiter
-        finally:
-            self.close(waiter)
 
     def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
         hub = self._owners.get(id(waiter))
