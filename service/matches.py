@@ -154,6 +154,10 @@ class MatchService:
         if clock and status == "active" and clock["seat"] == turn.get("seat"):
             turn["deadline"] = clock["deadline"]
         legal = game_view["legal_actions"] if status == "active" else []
+        if seat is not None and record["state"] is not None:
+            if seat in game_of(record).resigned_seats(record["state"]):
+                # A bot plays a resigned seat on (games of 3+ players): the person has no moves left.
+                legal = []
         if seat is not None and _may_resign(record, status, seat):
             # Every engine takes a resignation from any seat still playing, on its turn or not,
             # between rounds too; engines leave it out of legal_actions (a bot picking at random
@@ -432,6 +436,9 @@ class MatchService:
             record = loaded.record
             if record["state"] is None or record["status"] != "playing":
                 raise ApiError(409, "match_not_active", f"the match is {match_status(record)}, not in play")
+            if action.get("type") != "resign" and seat in game_of(record).resigned_seats(record["state"]):
+                # The bot that plays the seat on moves for it; the person's move would race it.
+                raise ApiError(409, "not_your_turn", "you have resigned: a bot plays this seat now")
             events = _engine_call(game_of(record).apply, record["state"], seat, action)
             response = self.view(match_id, record, loaded.version + 1, seat)
             idem = None

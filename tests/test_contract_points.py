@@ -115,6 +115,23 @@ def test_a_resigned_seat_is_no_longer_offered_resign_and_may_leave(api):
     assert again.status_code == 409 and again.get_json()["error"] == "match_not_active"
 
 
+def test_a_resigned_seat_on_turn_has_no_moves_and_its_bot_plays_it(api, worker):
+    created = api.create("three-thirteen", HUMANS4[:3])
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    seat = api.view(match_id)["turn"]["seat"]
+    before = api.view(match_id, tokens[seat])
+    draw = next(a for a in before["legal_actions"] if a["type"] == "draw")
+    resigned = api.act(match_id, tokens[seat], {"type": "resign"})
+    assert resigned.status_code == 200, resigned.get_json()
+    assert resigned.get_json()["legal_actions"] == []
+    refused = api.act(match_id, tokens[seat], draw)
+    assert refused.status_code == 409 and refused.get_json()["error"] == "not_your_turn"
+    after = api.wait_for(match_id, tokens[seat], lambda v: v["turn"]["seat"] != seat)
+    assert after["status"] == "active" and after["legal_actions"] == []
+    drawn = [e for e in api.events(match_id)["events"] if e["type"] == "draw" and e["seat"] == seat]
+    assert len(drawn) == 1  # the bot's draw, never the person's
+
+
 def test_history_without_a_token_is_401(api):
     created = api.create("spades", HUMANS4)
     resp = api.c.get(f"/v1/matches/{created['id']}/history")

@@ -73,7 +73,8 @@ def play_until(gen, client, match_id, seat, done, rng):
         if done(view):
             return view
         if view.status == ViewStatus.ACTIVE and view.turn.seat == seat:
-            action = rng.choice(view.legal_actions)
+            # The seat plays on to the end: resign (listed for every seat) is left alone.
+            action = rng.choice([a for a in view.legal_actions if a.type_ != "resign"])
             assert isinstance(action, Action)
             resp = typed_call(play_action, match_id=match_id, client=client, body=action)
             assert resp.status_code == 200, resp.content
