@@ -200,6 +200,12 @@ def test_quick_play_joins_the_oldest_listed_match_of_the_same_table(api):
         ({"game": "spades", "options": {"target_score": 1}}, None),
         ({"game": "spades", "players": 3}, None),
         ({"game": "zoliky", "name": ""}, "name"),
+        # The name rules of create and join (docs/api.md, "Limits") hold for quick play too.
+        ({"game": "zoliky", "name": "\u202eevil"}, "name"),
+        ({"game": "zoliky", "name": "a\x00b"}, "name"),
+        ({"game": "zoliky", "name": "Ana\nBo"}, "name"),
+        ({"game": "zhol", "players": "4"}, "players"),
+        ({"game": "zhol", "players": 4.0}, "players"),
     ],
 )
 def test_bad_quick_play_is_422_and_creates_nothing(api, body, field):

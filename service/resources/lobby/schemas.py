@@ -5,8 +5,7 @@ import marshmallow as ma
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
 from service.extensions import Schema
-
-NAME = ma.fields.String(validate=ma.validate.Length(min=1, max=40))
+from service.resources.matches.schemas import name_field
 
 
 class LobbyQuerySchema(Schema):
@@ -56,8 +55,10 @@ class LobbyPageSchema(Schema):
 class QuickPlaySchema(Schema):
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
     options = ma.fields.Dict(keys=ma.fields.String(), load_default=dict)
-    name = NAME
+    # The same name rules as create and join (docs/api.md, "Limits").
+    name = name_field()
     players = ma.fields.Integer(
+        strict=True,
         validate=ma.validate.Range(min=2, max=8),
         metadata={"description": "number of seats; default the game's smallest table"},
     )
