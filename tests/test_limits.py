@@ -79,6 +79,16 @@ def test_deeply_nested_json_is_refused(api):
     assert api.view(match_id)["version"] == 0
 
 
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "NaN"])
+def test_non_json_numbers_are_400_and_create_nothing(api, number):
+    # Python's json writes these for float("inf") and float("nan"); they are not JSON.
+    listed = api.c.get("/v1/matches?game=spades&limit=100").get_json()["matches"]
+    for path in ("/v1/matches", "/v1/matches/quick"):
+        body = f'{{"game": "spades", "seats": {HUMANS4!r}, "options": {{"target_score": {number}}}}}'
+        error_of(post_raw(api, path, body.replace("'", '"')), 400, "bad_request")
+    assert api.c.get("/v1/matches?game=spades&limit=100").get_json()["matches"] == listed
+
+
 @pytest.mark.parametrize("path", ["/v1/matches", "join"])
 def test_lone_surrogate_names_are_refused(api, path):
     if path == "join":
