@@ -219,6 +219,16 @@ def test_events_and_stream_refuse_out_of_range_positions_with_422(api, after):
     assert "Last-Event-ID" in error_of(resp, 422, "validation_error")["errors"]
 
 
+def test_query_parameters_name_their_field_and_unknown_ones_are_ignored(api):
+    match_id, _ = new_spades(api)
+    body = error_of(api.c.get(f"/v1/matches/{match_id}/events?after=x&wait=0"), 422, "validation_error")
+    assert set(body["errors"]) == {"after"}
+    ok = api.c.get(f"/v1/matches/{match_id}/events?after=0&wait=0&colour=blue&after=5")
+    assert ok.status_code == 200 and len(ok.get_json()["events"]) >= 1  # the first `after` counts
+    assert api.c.get("/v1/matches?limit=0").status_code == 422
+    assert api.c.get("/v1/matches?limit=2&page=9").status_code == 200
+
+
 def test_the_largest_position_allowed_answers_with_no_events(api):
     match_id, _ = new_spades(api)
     assert api.events(match_id, after=2**31 - 1)["events"] == []
