@@ -30,6 +30,17 @@ SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standa
 
 # Calls that are never rate limited: probes and scrapes.
 UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")
+# Redis down or restarting, or a cluster failing over: a 503 where a call needs the store, and
+# a skipped rate count where it does not.
+STORE_UNREACHABLE = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    redis.exceptions.ClusterError,
+    redis.exceptions.ClusterDownError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.ReadOnlyError,
+    redis.exceptions.RedisClusterException,
+)
 
 
 class CardtableFlask(Flask):
@@ -102,13 +113,6 @@ def create_app(config: Config | None = None) -> Flask:
 
     app.register_error_handler(RateLimited, _rate_limited_response)
 
-    @app.errorhandler(redis.ConnectionError)
-    @app.errorhandler(redis.TimeoutError)
-    @app.errorhandler(redis.exceptions.ClusterError)
-    @app.errorhandler(redis.exceptions.ClusterDownError)
-    @app.errorhandler(redis.exceptions.TryAgainError)
-    @app.errorhandler(redis.exceptions.ReadOnlyError)
-    @app.errorhandler(redis.exceptions.RedisClusterException)
     def _store_unreachable(e: Exception):
         # Redis down or restarting, or a cluster failing over (CLUSTERDOWN, a demoted master's
         # READONLY, a slot no node covers yet), is not the client's fault nor a bug: a 503 it
@@ -121,6 +125,9 @@ def create_app(config: Config | None = None) -> Flask:
             "the match store is unreachable; try again shortly",
             headers={"Retry-After": "1"},
         )
+
+    for unreachable in STORE_UNREACHABLE:
+        app.register_error_handler(unreachable, _store_unreachable)
 
     _install_rate_limit(app, svc, config)
     app.after_request(_cache_headers)
@@ -156,7 +163,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
             return
         try:
             count = svc.store.hit_rate(address, window, endpoint)
-        except (redis.ConnectionError, redis.TimeoutError):
+        except STORE_UNREACHABLE:
             return  # calls that need Redis answer 503 by themselves; the others go on
         if count > limit:
             raise RateLimited(limit)
@@ -169,7 +176,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
             # A 429 promises that nothing changed: it may replace a refusal, never an answer
             # whose change is already committed (the client would send the move again).
             return _rate_limited_response(e) if resp.status_code >= 400 else resp
-        except (redis.ConnectionError, redis.TimeoutError):
+        except STORE_UNREACHABLE:
             pass  # the count is best effort; the request already has its answer
         return resp
 

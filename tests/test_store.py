@@ -4,6 +4,7 @@ to connections and scripts, and never mix up two threads' replies."""
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 
@@ -103,6 +104,39 @@ def test_redis_down_is_a_503_the_client_may_retry():
     assert c.get("/openapi.json").get_json()["openapi"] == "3.1.0"
     docs = c.get("/docs")
     assert docs.status_code == 200 and b"swagger" in docs.data.lower()
+
+
+def test_a_cluster_that_serves_no_slot_is_a_503_and_leaves_the_catalogue_answering(tmp_path):
+    """A real redis-server in cluster mode with no slot assigned answers every key command with
+    CLUSTERDOWN, as a cluster does while it fails over: the rate count is skipped for what needs
+    no store, and what does is a 503 the client may retry."""
+    from service.embedded import free_port, redis_binary
+
+    port = free_port()
+    args = [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path)]
+    args += ["--save", "", "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf")]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                redis.Redis.from_url(url).ping()
+                break
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline and proc.poll() is None, "redis-server did not start"
+                time.sleep(0.05)
+        with pytest.raises(redis.exceptions.ClusterDownError):
+            redis.Redis.from_url(url).incr("x")
+        c = create_app(Config(REDIS_URL=url, RATE_LIMIT=100)).test_client()
+        assert [g["id"] for g in c.get("/v1/games").get_json()["games"]]
+        assert c.get("/openapi.json").status_code == 200
+        resp = c.get("/v1/matches/0123456789abcdef")
+        assert resp.status_code == 503 and resp.get_json()["error"] == "unavailable", resp.get_json()
+        assert resp.headers["Retry-After"] == "1"
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 class DroppingProxy:
