@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engines.base import Game
 from engines.registry import GAMES
 
 # Fields the service adds to an engine's events (numbering, who played it), and a deal's
@@ -16,11 +17,12 @@ def _plain(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in e.items() if k not in _ADDED} for e in json.loads(json.dumps(events))]
 
 
-def replay(history: dict[str, Any]) -> int:
+def replay(history: dict[str, Any], game: Game | None = None) -> int:
     """Play the history's match again from its seed and deck, finding at each step the one
     decision (or next deal) that yields exactly the next stored events. Returns the number of
-    changes after creation, which must be the match's version: no move lost or applied twice."""
-    game = GAMES[history["game"]]
+    changes after creation, which must be the match's version: no move lost or applied twice.
+    `game`: the engine, when it is not in this process's registry (a test-only game)."""
+    game = game or GAMES[history["game"]]
     stored = history["events"]
     assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1)), "event numbers have gaps"
     events = _plain(stored)

@@ -1,0 +1,183 @@
+"""High card: a tiny test-only game, registered through the same registry as the four real ones.
+
+It shows what a new game has to write (docs/architecture.md, "Adding a game") and lets the
+conformance test play a fifth game through the API. Rules: 2–4 players; each round deals three
+cards to each seat from the top of a shuffled deck of the 16 highest spades and hearts (the
+rest stays face down); three tricks, the first led by the seat after the dealer; each seat in turn plays any
+card; the highest rank wins the trick (spades beat hearts on a tie) and leads the next. A round
+scores one point a trick; after `rounds` rounds the seats with the most points win. Resigning
+ends the match and the others win.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines import rng as rngmod
+from engines.base import Action, Event, Game, Option, State
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive
+
+RANKS = "AKQJT98765432"
+HAND = 3
+
+
+# The 16 highest spades and hearts, best first (spades before hearts of a rank).
+DECK = [r + s for r in RANKS for s in "SH"][:16]
+ORDER = {card: i for i, card in enumerate(DECK)}
+
+
+class HighCardGame(Game):
+    def full_deck(self, options: dict[str, Any]) -> list[str]:
+        return list(DECK)
+
+    def new_match(self, options, num_seats, seed, deck=None, deal_key=None) -> tuple[State, list[Event]]:
+        if deck is not None and sorted(deck) != sorted(DECK):
+            raise InvalidOptions("a stacked deck must hold each of the 16 cards once")
+        state: State = {
+            "status": "active",
+            "rng": rngmod.new_rng_state(seed, deal_key),
+            "options": dict(options),
+            "num_seats": num_seats,
+            "round": 0,
+            "dealer": num_seats - 1,
+            "hands": [[] for _ in range(num_seats)],
+            "stock": [],
+            "played": [],
+            "trick": [],
+            "leader": None,
+            "turn": None,
+            "won": [0] * num_seats,
+            "scores": [0] * num_seats,
+            "resigned": [False] * num_seats,
+            "round_result": None,
+            "winners": None,
+        }
+        return state, self._deal(state, list(deck) if deck is not None else None)
+
+    def _deal(self, state: State, deck: list[str] | None = None) -> list[Event]:
+        n = state["num_seats"]
+        if deck is None:
+            deck = list(DECK)
+            rngmod.shuffle(state["rng"], deck)
+        sealed = rngmod.seal_deck(state["rng"], deck)
+        dealer = (state["dealer"] + 1) % n
+        first = (dealer + 1) % n
+        hands = [sorted(deck[HAND * s : HAND * s + HAND], key=ORDER.__getitem__) for s in range(n)]
+        state.update(status="active", round=state["round"] + 1, dealer=dealer, hands=hands)
+        state.update(stock=deck[HAND * n :], played=[], trick=[], leader=first, turn=first)
+        state.update(won=[0] * n, round_result=None)
+        return [
+            {
+                "type": "deal",
+                "round": state["round"],
+                "dealer": dealer,
+                "cards": [HAND] * n,
+                "secret": {str(s): {"hand": list(hands[s])} for s in range(n)},
+                **sealed,
+            }
+        ]
+
+    def start_next_round(self, state: State) -> list[Event]:
+        if state["status"] != "round_over":
+            raise MatchNotActive("the next round is dealt only when a round is over")
+        return self._deal(state)
+
+    def to_move(self, state: State) -> int | None:
+        return state["turn"] if state["status"] == "active" else None
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if state["status"] != "active" or seat != state["turn"]:
+            return []
+        return [{"type": "play", "card": c} for c in state["hands"][seat]]
+
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        kind = self.require_type(action, ("play", "resign"))
+        if kind == "resign":
+            if state["status"] not in ("active", "round_over"):
+                raise MatchNotActive("the match is not in play right now")
+            state["resigned"][seat] = True
+            state["turn"] = None
+            others = [s for s in range(state["num_seats"]) if s != seat]
+            return [{"type": "resign", "seat": seat}, self._finish(state, others, "resign")]
+        if set(action) != {"type", "card"} or not isinstance(action["card"], str):
+            raise InvalidAction('a play is {"type": "play", "card": "QS"}')
+        self.require_turn(state, seat, self.to_move(state))
+        card = action["card"]
+        if card not in state["hands"][seat]:
+            raise IllegalAction(f"{card} is not in your hand")
+        state["hands"][seat].remove(card)
+        state["trick"].append(card)
+        state["played"].append(card)
+        events: list[Event] = [{"type": "play", "seat": seat, "card": card}]
+        n = state["num_seats"]
+        if len(state["trick"]) < n:
+            state["turn"] = (seat + 1) % n
+            return events
+        return events + self._end_trick(state)
+
+    def _end_trick(self, state: State) -> list[Event]:
+        n, leader, trick = state["num_seats"], state["leader"], state["trick"]
+        best = 0
+        for i in range(1, n):
+            if ORDER[trick[i]] < ORDER[trick[best]]:
+                best = i
+        winner = (leader + best) % n
+        state["won"][winner] += 1
+        state.update(trick=[], leader=winner, turn=winner)
+        events: list[Event] = [{"type": "trick", "winner": winner, "cards": list(trick)}]
+        if state["hands"][winner]:
+            return events
+        for s in range(n):
+            state["scores"][s] += state["won"][s]
+        result = {"points": {str(s): state["won"][s] for s in range(n)}, "scores": self._scores(state)}
+        state.update(round_result=result, turn=None, status="round_over")
+        events.append({"type": "round_over", "round": state["round"], "result": dict(result)})
+        if state["round"] >= state["options"]["rounds"]:
+            top = max(state["scores"])
+            events.append(self._finish(state, [s for s in range(n) if state["scores"][s] == top], "rounds"))
+        return events
+
+    def _finish(self, state: State, winners: list[int], reason: str) -> Event:
+        state.update(status="finished", winners=winners, turn=None)
+        return {"type": "match_over", "winners": winners, "reason": reason, "scores": self._scores(state)}
+
+    @staticmethod
+    def _scores(state: State) -> dict[str, int]:
+        return {str(s): v for s, v in enumerate(state["scores"])}
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        n = state["num_seats"]
+        viewer = seat if type(seat) is int and 0 <= seat < n else None
+        mover = self.to_move(state)
+        return {
+            "status": state["status"],
+            "round": state["round"],
+            "turn": {"seat": mover, "phase": "play" if mover is not None else None, "deadline": None},
+            "players": [
+                {"seat": s, "cards": len(state["hands"][s]), "resigned": state["resigned"][s]}
+                for s in range(n)
+            ],
+            "hand": list(state["hands"][viewer]) if viewer is not None else None,
+            "stock": len(state["stock"]),
+            "discard": None,
+            "table": {
+                "leader": state["leader"],
+                "trick": list(state["trick"]),
+                "played": list(state["played"]),
+                "tricks_won": list(state["won"]),
+            },
+            "scores": self._scores(state),
+            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
+            "round_result": dict(state["round_result"]) if state["round_result"] else None,
+            "winners": list(state["winners"]) if state["winners"] is not None else None,
+        }
+
+
+GAME = HighCardGame(
+    id="highcard",
+    name="High card",
+    min_seats=2,
+    max_seats=4,
+    options={"rounds": Option("integer", 2, "rounds to play", minimum=1, maximum=5)},
+    move_events=("play", "trick", "resign"),
+)
