@@ -625,4 +625,10 @@ METRICS = (
 
 HEALTHY = {"status": "ok"}
 READY = {"status": "ready"}
+NOT_READY = {
+    "code": 503,
+    "status": "Service Unavailable",
+    "message": "not ready: ConnectionError",
+    "error": "not_ready",
+}
 # fmt: on

@@ -31,7 +31,12 @@ class Health(MethodView):
 @blp.route("/readyz")
 class Ready(MethodView):
     @blp.response(200, HealthSchema, example=examples.READY)
-    @blp.alt_response(503, schema=HealthSchema, description="Redis or the queue is unreachable")
+    @blp.alt_response(
+        503,
+        schema=HealthSchema,
+        description="Redis or the queue is unreachable",
+        example=examples.NOT_READY,
+    )
     @blp.doc(operationId="readyz")
     def get(self):
         """Redis and the job queue are reachable
