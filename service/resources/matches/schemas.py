@@ -126,7 +126,7 @@ class SeatInSchema(Schema):
 
 
 class CreateMatchSchema(Schema):
-    """A new match: the game, its options and every seat (docs/api.md, "Matches")."""
+    """A new match: the game, its options and every seat (docs/api.md, "Endpoints")."""
 
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
     options = ma.fields.Dict(
