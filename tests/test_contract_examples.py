@@ -35,8 +35,10 @@ def operations(doc: dict = DOC):
 def op_examples(op: dict):
     """(where, media type, schema or None, example) of every example of an operation."""
     for param in op.get("parameters", []):
-        if "example" in param:
-            yield f"parameter {param['name']}", None, param["schema"], param["example"]
+        schema = dict(param["schema"])
+        if "example" in schema:
+            example = schema.pop("example")
+            yield f"parameter {param['name']}", None, schema, example
     for media, content in op.get("requestBody", {}).get("content", {}).items():
         if "example" in content:
             yield "request", media, content.get("schema"), content["example"]

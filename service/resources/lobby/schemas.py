@@ -12,14 +12,19 @@ class LobbyQuerySchema(Schema):
     """Which listed matches to show, and which page."""
 
     game = ma.fields.String(
-        validate=ma.validate.OneOf(sorted(GAMES)), metadata={"description": "one game only"}
+        validate=ma.validate.OneOf(sorted(GAMES)),
+        metadata={"description": "one game only", "example": "spades"},
     )
     status = ma.fields.String(
         load_default="waiting",
         validate=ma.validate.OneOf(["waiting"]),
         metadata={"description": "the lobby lists waiting matches only"},
     )
-    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
+    limit = ma.fields.Integer(
+        load_default=20,
+        validate=ma.validate.Range(min=1, max=100),
+        metadata={"description": "matches per page", "example": 1},
+    )
     cursor = ma.fields.String(
         validate=ma.validate.Length(min=1, max=200),
         metadata={"description": "next_cursor of the previous page"},

@@ -295,9 +295,13 @@ class ActionSchema(Schema):
 class ActionHeadersSchema(Schema):
     """Optional headers of a move: If-Match and Idempotency-Key (docs/api.md, "Requests")."""
 
-    if_match = ma.fields.String(data_key="If-Match", metadata={"description": 'expected version, e.g. "17"'})
+    if_match = ma.fields.String(
+        data_key="If-Match", metadata={"description": 'expected version, e.g. "17"', "example": '"17"'}
+    )
     idempotency_key = ma.fields.String(
-        data_key="Idempotency-Key", validate=ma.validate.Length(min=1, max=200)
+        data_key="Idempotency-Key",
+        validate=ma.validate.Length(min=1, max=200),
+        metadata={"description": "any string unique to this move, kept 24 hours", "example": "ana-move-18"},
     )
 
 
@@ -307,8 +311,14 @@ SEQ = ma.validate.Range(min=0, max=MAX_SEQ)
 class EventsQuerySchema(Schema):
     """Which events to return and how long to wait for one."""
 
-    after = ma.fields.Integer(load_default=0, validate=SEQ, metadata={"description": "last seq you have"})
-    wait = ma.fields.Float(load_default=0, validate=ma.validate.Range(min=0, max=30))
+    after = ma.fields.Integer(
+        load_default=0, validate=SEQ, metadata={"description": "last seq you have", "example": 3}
+    )
+    wait = ma.fields.Float(
+        load_default=0,
+        validate=ma.validate.Range(min=0, max=30),
+        metadata={"description": "seconds to wait for an event when there is none yet", "example": 20},
+    )
 
 
 class StreamQuerySchema(Schema):
@@ -323,7 +333,9 @@ class StreamHeadersSchema(Schema):
     """EventSource's resume header."""
 
     last_event_id = ma.fields.Integer(
-        data_key="Last-Event-ID", validate=SEQ, metadata={"description": "seq of the last event received"}
+        data_key="Last-Event-ID",
+        validate=SEQ,
+        metadata={"description": "seq of the last event received", "example": 3},
     )
 
 
