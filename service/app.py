@@ -87,6 +87,13 @@ def create_app(config: Config | None = None) -> Flask:
     app.extensions["cardtable"] = svc
     api = Api(app)
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    # flask-smorest registers its pagination schema itself (no call here pages); it is
+    # described like every other schema of the document.
+    pagination = api.spec.components.schemas.get("PaginationMetadata")
+    if pagination is not None:
+        pagination["description"] = (
+            "flask-smorest's X-Pagination header; no operation of this API pages with it."
+        )
 
     from service.resources.games.routes import blp as games_blp
     from service.resources.health.routes import blp as health_blp

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from functools import wraps
 
 import marshmallow as ma
@@ -36,13 +37,57 @@ class Schema(ma.Schema):
     class Meta:
         ordered = True
 
+    def __init_subclass__(cls, **kwargs):
+        # apispec takes a schema's description from Meta, not from its docstring: the docstring
+        # is carried over, so /docs describes every schema in the words the code has.
+        super().__init_subclass__(**kwargs)
+        doc = cls.__dict__.get("__doc__")
+        if doc:
+            cls.Meta = type("Meta", (cls.Meta,), {"description": inspect.cleandoc(doc)})
+
 
 class ErrorSchema(Schema):
+    """The one error shape of every refusal (docs/api.md, "Errors"): `error` is the machine id
+    to branch on, `message` is for people."""
+
     code = ma.fields.Integer(required=True, metadata={"description": "HTTP status"})
     status = ma.fields.String(required=True, metadata={"description": "HTTP reason phrase"})
     message = ma.fields.String(required=True, metadata={"description": "What went wrong, for people"})
     error = ma.fields.String(required=True, metadata={"description": "Machine id, e.g. illegal_action"})
     errors = ma.fields.Dict(metadata={"description": "Field details for validation errors"})
+
+
+# One typical message per status, for the examples of the declared error answers.
+ERROR_EXAMPLES = {
+    400: "the request body is not valid JSON",
+    401: "this call needs the seat's token: Authorization: Bearer <token>",
+    403: "hints are off in this match (create it with options.hints = true)",
+    404: "no match with id '0123456789abcdef'",
+    409: "it is not your turn",
+    412: "the match is at version 18, not 17",
+    413: "the request body is over the 65536 bytes this service takes",
+    422: "the request does not fit the schema: seats: Missing data for required field.",
+    429: "more than 100 requests a second; slow down",
+    503: "the match store is unreachable; try again shortly",
+}
+
+
+def error_example(code: int) -> dict:
+    from http import HTTPStatus
+
+    error = "not_your_turn" if code == 409 else ERROR_IDS[code]
+    return {"code": code, "status": HTTPStatus(code).phrase, "message": ERROR_EXAMPLES[code], "error": error}
+
+
+def declare_errors(blp, *codes: int):
+    """Declare the error answers an operation can give, each an `Error` (docs/api.md, "Errors")."""
+
+    def deco(fn):
+        for code in sorted(set(codes)):
+            fn = blp.alt_response(code, schema=ErrorSchema, example=error_example(code))(fn)
+        return fn
+
+    return deco
 
 
 def error_response(status: int, error: str, message: str, errors=None, headers=None):

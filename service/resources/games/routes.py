@@ -3,7 +3,8 @@
 from flask.views import MethodView
 
 from engines.registry import GAMES
-from service.extensions import Blueprint
+from service import examples
+from service.extensions import Blueprint, declare_errors
 from service.hints import HINTS_OPTION
 from service.resources.games.schemas import GameListSchema
 
@@ -12,10 +13,16 @@ blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The game
 
 @blp.route("")
 class Games(MethodView):
-    @blp.response(200, GameListSchema)
+    @blp.response(200, GameListSchema, example=examples.GAMES)
+    # Rate limited like every /v1 call; it needs no Redis (it answers while Redis is away).
+    @declare_errors(blp, 429)
     @blp.doc(operationId="listGames")
     def get(self):
-        """List the games with player counts, variants, options and bot levels"""
+        """List the games with player counts, variants, options and bot levels
+
+        Each option has its `type`, `default` and `description`, and its bounds where it has
+        them (`minimum`, `maximum`, `choices`): what `options` at creation accepts.
+        """
         games = [g.describe() for g in GAMES.values()]
         for g in games:
             # The service's own option, the same in every game (service/hints.py).

@@ -6,11 +6,15 @@ from service.extensions import Schema
 
 
 class PlayerCountSchema(Schema):
+    """The fewest and most seats the game is played with."""
+
     min = ma.fields.Integer(required=True)
     max = ma.fields.Integer(required=True)
 
 
 class GameSchema(Schema):
+    """A game this server hosts: players, variants, options with their bounds, bot levels."""
+
     id = ma.fields.String(required=True, metadata={"example": "spades"})
     name = ma.fields.String(required=True)
     players = ma.fields.Nested(PlayerCountSchema, required=True)
@@ -25,4 +29,6 @@ class GameSchema(Schema):
 
 
 class GameListSchema(Schema):
+    """Every game this server hosts."""
+
     games = ma.fields.List(ma.fields.Nested(GameSchema), required=True)

@@ -4,31 +4,45 @@ import marshmallow as ma
 from flask import Response, current_app
 from flask.views import MethodView
 
-from service.extensions import Blueprint, Schema
+from service import examples
+from service.extensions import Blueprint, Schema, declare_errors
 
 blp = Blueprint("service", __name__, description="Health and metrics")
 
 
 class HealthSchema(Schema):
+    """A probe's answer: `ok` (the process is up), `ready`, or a reason it is not."""
+
     status = ma.fields.String(required=True, metadata={"example": "ok"})
 
 
 @blp.route("/healthz")
 class Health(MethodView):
-    @blp.response(200, HealthSchema)
+    @blp.response(200, HealthSchema, example=examples.HEALTHY)
     @blp.doc(operationId="healthz")
     def get(self):
-        """The process is up"""
+        """The process is up
+
+        Needs nothing else (not Redis): a liveness probe. Never rate limited.
+        """
         return {"status": "ok"}
 
 
 @blp.route("/readyz")
 class Ready(MethodView):
-    @blp.response(200, HealthSchema)
-    @blp.alt_response(503, schema=HealthSchema, description="Redis or the queue is unreachable")
+    @blp.response(200, HealthSchema, example=examples.READY)
+    @blp.alt_response(
+        503,
+        schema=HealthSchema,
+        description="Redis or the queue is unreachable",
+        example=examples.NOT_READY,
+    )
     @blp.doc(operationId="readyz")
     def get(self):
-        """Redis and the job queue are reachable"""
+        """Redis and the job queue are reachable
+
+        A readiness probe: 503 `not_ready` while either is away. Never rate limited.
+        """
         svc = current_app.extensions["cardtable"]
         from service.matches import ApiError
 
@@ -42,10 +56,16 @@ class Ready(MethodView):
 
 @blp.route("/metrics")
 class Metrics(MethodView):
-    @blp.response(200, content_type="text/plain")
+    @blp.response(200, content_type="text/plain", example=examples.METRICS)
+    # The counters live in Redis: while it is away the scrape is a 503.
+    @declare_errors(blp, 503)
     @blp.doc(operationId="metrics")
     def get(self):
-        """Prometheus text metrics"""
+        """Prometheus text metrics
+
+        Counters live in Redis, so every API process shows the same figures (docs/api.md,
+        "Metrics"). Never rate limited.
+        """
         from service.metrics import render
 
         return Response(render(current_app.extensions["cardtable"]), mimetype="text/plain; version=0.0.4")

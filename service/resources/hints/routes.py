@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask.views import MethodView
 
-from service.extensions import Blueprint, ErrorSchema
+from service import examples
+from service.extensions import Blueprint, declare_errors
 from service.hints import give_hint
 from service.resources.hints.schemas import HintSchema
 from service.resources.matches.routes import AUTH, bearer_token, json_response, service
@@ -14,11 +15,8 @@ blp = Blueprint("hints", __name__, url_prefix="/v1/matches", description="Hints 
 
 @blp.route("/<match_id>/hint")
 class Hint(MethodView):
-    @blp.response(200, HintSchema)
-    @blp.alt_response(401, schema=ErrorSchema)
-    @blp.alt_response(403, schema=ErrorSchema)
-    @blp.alt_response(404, schema=ErrorSchema)
-    @blp.alt_response(409, schema=ErrorSchema)
+    @blp.response(200, HintSchema, example=examples.HINT)
+    @declare_errors(blp, 401, 403, 404, 409, 429, 503)
     @blp.doc(security=AUTH)
     @blp.doc(operationId="getHint")
     def get(self, match_id):

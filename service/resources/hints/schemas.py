@@ -6,6 +6,8 @@ from service.extensions import Schema
 
 
 class HintSchema(Schema):
+    """The pro bot's action for your seat now, why, and the hint count after this one."""
+
     action = ma.fields.Dict(
         required=True,
         allow_none=True,

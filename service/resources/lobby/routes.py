@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import current_app
 from flask.views import MethodView
 
-from service.extensions import Blueprint, ErrorSchema
+from service import examples
+from service.extensions import Blueprint, declare_errors
 from service.lobby import Lobby
 from service.resources.lobby.schemas import (
     LobbyPageSchema,
@@ -27,22 +28,30 @@ def lobby() -> Lobby:
 @blp.route("")
 class Listed(MethodView):
     @blp.arguments(LobbyQuerySchema(), location="query")
-    @blp.response(200, LobbyPageSchema)
-    @blp.alt_response(422, schema=ErrorSchema)
-    @blp.alt_response(429, schema=ErrorSchema)
+    @blp.response(200, LobbyPageSchema, example=examples.LOBBY_PAGE)
+    @declare_errors(blp, 422, 429, 503)
     @blp.doc(operationId="listMatches")
     def get(self, query):
-        """Listed matches with open seats, newest first (public facts only)"""
+        """Listed matches with open seats, newest first (public facts only)
+
+        Only matches created with `"listed": true` that are `waiting`. Pass the answer's
+        `next_cursor` back as `cursor` for the next page (null on the last); a page may hold
+        fewer than `limit` matches. Never a token, seed or card.
+        """
         return lobby().list_matches(query.get("game"), query["limit"], query.get("cursor"))
 
 
 @blp.route("/quick")
 class Quick(MethodView):
-    @blp.arguments(QuickPlaySchema())
-    @blp.response(200, QuickPlayedSchema)
-    @blp.alt_response(422, schema=ErrorSchema)
-    @blp.alt_response(429, schema=ErrorSchema)
+    @blp.arguments(QuickPlaySchema(), example=examples.QUICK_PLAY)
+    @blp.response(200, QuickPlayedSchema, example=examples.QUICK_PLAYED)
+    @declare_errors(blp, 400, 413, 422, 429, 503)
     @blp.doc(operationId="quickPlay")
     def post(self, body):
-        """Take a seat in the oldest listed match of this game and options, or host a new one"""
+        """Take a seat in the oldest listed match of this game and options, or host a new one
+
+        Matches the seat count (`players`, default the game's smallest table) and the options
+        after defaults. With no seat free it creates a listed match with you in seat 0, the
+        host (`created`: true), every other seat open. The token is shown only once.
+        """
         return lobby().quick(body["game"], body["options"], body.get("name"), body.get("players"))

@@ -9,15 +9,22 @@ from service.resources.matches.schemas import name_field
 
 
 class LobbyQuerySchema(Schema):
+    """Which listed matches to show, and which page."""
+
     game = ma.fields.String(
-        validate=ma.validate.OneOf(sorted(GAMES)), metadata={"description": "one game only"}
+        validate=ma.validate.OneOf(sorted(GAMES)),
+        metadata={"description": "one game only", "example": "spades"},
     )
     status = ma.fields.String(
         load_default="waiting",
         validate=ma.validate.OneOf(["waiting"]),
         metadata={"description": "the lobby lists waiting matches only"},
     )
-    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
+    limit = ma.fields.Integer(
+        load_default=20,
+        validate=ma.validate.Range(min=1, max=100),
+        metadata={"description": "matches per page", "example": 1},
+    )
     cursor = ma.fields.String(
         validate=ma.validate.Length(min=1, max=200),
         metadata={"description": "next_cursor of the previous page"},
@@ -25,6 +32,8 @@ class LobbyQuerySchema(Schema):
 
 
 class LobbySeatSchema(Schema):
+    """A seat of a listed match, public facts only."""
+
     seat = ma.fields.Integer(required=True)
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
     name = ma.fields.String(allow_none=True, required=True, metadata={"description": "null for an open seat"})
@@ -32,6 +41,8 @@ class LobbySeatSchema(Schema):
 
 
 class LobbyMatchSchema(Schema):
+    """A listed waiting match: game, options, seats and when it was created; never a token or card."""
+
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
     options = ma.fields.Dict(
@@ -44,6 +55,8 @@ class LobbyMatchSchema(Schema):
 
 
 class LobbyPageSchema(Schema):
+    """One page of the lobby, newest first, and the cursor of the next."""
+
     matches = ma.fields.List(ma.fields.Nested(LobbyMatchSchema), required=True)
     next_cursor = ma.fields.String(
         allow_none=True,
@@ -53,6 +66,8 @@ class LobbyPageSchema(Schema):
 
 
 class QuickPlaySchema(Schema):
+    """The game, options, name and table size a quick player wants."""
+
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
     options = ma.fields.Dict(keys=ma.fields.String(), load_default=dict)
     # The same name rules as create and join (docs/api.md, "Limits").
@@ -65,6 +80,8 @@ class QuickPlaySchema(Schema):
 
 
 class QuickPlayedSchema(Schema):
+    """The seat quick play found (or the new match it hosts) and its token."""
+
     id = ma.fields.String(required=True)
     seat = ma.fields.Integer(required=True)
     token = ma.fields.String(

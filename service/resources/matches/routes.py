@@ -9,8 +9,8 @@ import time
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
-from service import codec
-from service.extensions import Blueprint, ErrorSchema
+from service import codec, examples
+from service.extensions import Blueprint, declare_errors
 from service.matches import ApiError, MatchService
 from service.resources.matches import links
 from service.resources.matches.schemas import (
@@ -66,34 +66,45 @@ def etag(version: int, seat: int | None) -> str:
 
 def _errors(*codes):
     # Any match call may meet the rate limit (429) or an unreachable store (503).
-    def deco(fn):
-        for code in sorted({*codes, 429, 503}):
-            fn = blp.alt_response(code, schema=ErrorSchema)(fn)
-        return fn
+    return declare_errors(blp, *codes, 429, 503)
 
-    return deco
+
+# A call with a JSON body may also get 400 (not JSON), 413 (too large) and 422 (not the schema).
+BODY_ERRORS = (400, 413, 422)
 
 
 @blp.route("")
 class Matches(MethodView):
-    @blp.arguments(CreateMatchSchema())
-    @blp.response(201, CreatedSchema)
-    @_errors(403, 413, 422)
+    @blp.arguments(CreateMatchSchema(), example=examples.CREATE_MATCH)
+    @blp.response(201, CreatedSchema, example=examples.CREATED)
+    @_errors(403, *BODY_ERRORS)
     @blp.alt_response(201, response=links.created(), success=True)
     @blp.doc(operationId="createMatch")
     def post(self, body):
-        """Create a match; human seats get their token now, open seats wait for /join"""
+        """Create a match; human seats get their token now, open seats wait for /join
+
+        `seats` lists every seat: `human` (a token for you now), `open` (someone joins with
+        /join, or takes it through the lobby when `listed`) or `bot` with a `level`. A token is
+        shown only in this answer; keep it. `seed` is accepted only when nobody else can be
+        dealt from it (docs/api.md, "Fair deals"). 403 when `deck` is sent and the server does
+        not allow stacked decks.
+        """
         return service().create(body)
 
 
 @blp.route("/<match_id>")
 class MatchView(MethodView):
-    @blp.view_response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema, example=examples.VIEW)
     @_errors(401, 404)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="getMatch")
     def get(self, match_id):
-        """Your seat's view with a token; the public (spectator) view without one"""
+        """Your seat's view with a token; the public (spectator) view without one
+
+        A seat's view shows its own `hand` and `legal_actions`; the public view shows no hand
+        (null) and no actions. Other hands are only counted (`players[].cards`). The `ETag` is
+        `"<version>"` for the public view and `"<version>-<seat>"` for a seat's.
+        """
         svc = service()
         loaded = svc.load(match_id)
         seat = svc.authenticate(loaded.record, bearer_token(), required=False)
@@ -102,13 +113,17 @@ class MatchView(MethodView):
 
 @blp.route("/<match_id>/join")
 class Join(MethodView):
-    @blp.arguments(JoinSchema())
-    @blp.response(200, JoinedSchema)
-    @_errors(404, 409, 413, 422)
+    @blp.arguments(JoinSchema(), example=examples.JOIN)
+    @blp.response(200, JoinedSchema, example=examples.JOINED)
+    @_errors(404, 409, *BODY_ERRORS)
     @blp.alt_response(200, response=links.joined(), success=True)
     @blp.doc(operationId="joinMatch")
     def post(self, body, match_id):
-        """Claim the first open seat; the match starts when none is left"""
+        """Claim the first open seat; the match starts when none is left
+
+        No token needed: the answer holds the new seat's token (shown only once). 409
+        `match_not_active` when no seat is open.
+        """
         return service().join(match_id, body.get("name"))
 
 
@@ -130,13 +145,19 @@ def _if_match(raw: str | None) -> int | None:
 @blp.route("/<match_id>/actions")
 class Actions(MethodView):
     @blp.arguments(ActionHeadersSchema(), location="headers")
-    @blp.arguments(ActionSchema())
-    @blp.view_response(200, ViewSchema)
-    @_errors(401, 404, 409, 412, 413, 422)
+    @blp.arguments(ActionSchema(), example=examples.ACTION)
+    @blp.view_response(200, ViewSchema, example=examples.PLAYED)
+    @_errors(401, 404, 409, 412, *BODY_ERRORS)
     @blp.doc(security=AUTH)
     @blp.doc(operationId="playAction")
     def post(self, headers, action, match_id):
-        """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view"""
+        """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view
+
+        Any entry of your view's `legal_actions` can be sent as it is. `If-Match` (the version
+        you saw) makes a stale move a 412 instead of a surprise; `Idempotency-Key` makes a
+        retry return the first answer. 409 `not_your_turn` or `match_not_active`, 422
+        `illegal_action` when the rules forbid it (the message names the rule).
+        """
         view = service().act(
             match_id,
             bearer_token(),
@@ -149,36 +170,50 @@ class Actions(MethodView):
 
 @blp.route("/<match_id>/rounds")
 class Rounds(MethodView):
-    @blp.view_response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema, example=examples.VIEW)
     @_errors(401, 403, 404, 409)
     @blp.doc(security=AUTH)
     @blp.doc(operationId="startRound")
     def post(self, match_id):
-        """The host starts the next round or hand after round_over"""
+        """The host starts the next round or hand after round_over
+
+        Only the host (the earliest-joined human seat still playing) may; 403 `forbidden` for
+        the others, 409 `match_not_active` unless the match is `round_over`. Bot-only tables
+        start their rounds by themselves.
+        """
         view = service().start_round(match_id, bearer_token())
         return json_response(view, view["version"])
 
 
 @blp.route("/<match_id>/end")
 class End(MethodView):
-    @blp.view_response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema, example=examples.VIEW)
     @_errors(401, 403, 404, 409)
     @blp.doc(security=AUTH)
     @blp.doc(operationId="endMatch")
     def post(self, match_id):
-        """The host ends the match now (Žolíky, Zhol: games played to a number of wins)"""
+        """The host ends the match now (Žolíky, Zhol: games played to a number of wins)
+
+        An extension: the match is `finished` with `match_over` reason `ended`. 403 for a seat
+        that is not the host; 409 in Spades and Three Thirteen, which end by their own rules.
+        """
         view = service().end(match_id, bearer_token())
         return json_response(view, view["version"])
 
 
 @blp.route("/<match_id>/leave")
 class Leave(MethodView):
-    @blp.view_response(200, ViewSchema)
+    @blp.view_response(200, ViewSchema, example=examples.LEFT)
     @_errors(401, 404, 409)
     @blp.doc(security=AUTH)
     @blp.doc(operationId="leaveMatch")
     def post(self, match_id):
-        """Free your seat while waiting; later resign it (the host role passes on)"""
+        """Free your seat while waiting; later resign it (the host role passes on)
+
+        While `waiting` the seat is `open` again and the token stops working (with no human
+        seat left the match is `aborted`, as in the example). Once started, the seat resigns
+        and is marked `left`; the token can still read the match.
+        """
         view = service().leave(match_id, bearer_token())
         return json_response(view, view["version"])
 
@@ -186,12 +221,17 @@ class Leave(MethodView):
 @blp.route("/<match_id>/events")
 class Events(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query")
-    @blp.view_response(200, EventsSchema)
+    @blp.view_response(200, EventsSchema, example=examples.EVENTS)
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="getEvents")
     def get(self, query, match_id):
-        """Events after `after`, redacted for your seat; long-polls up to `wait` seconds"""
+        """Events after `after`, redacted for your seat; long-polls up to `wait` seconds
+
+        Answers at once when there are events after `after`, else waits up to `wait` seconds
+        (at most 30) for one. A `deal` shows only your own hand (none to spectators). The
+        answer's `version` is the match's, for an `If-Match`.
+        """
         svc = service()
         loaded = svc.load(match_id)
         seat = svc.authenticate(loaded.record, bearer_token(), required=False)
@@ -204,12 +244,17 @@ class Events(MethodView):
 class Stream(MethodView):
     @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
-    @blp.response(200, content_type="text/event-stream")
+    @blp.response(200, content_type="text/event-stream", example=examples.STREAM)
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="streamEvents")
     def get(self, headers, query, match_id):
-        """The same events as Server-Sent Events; resumes after Last-Event-ID"""
+        """The same events as Server-Sent Events; resumes after Last-Event-ID
+
+        Each event is sent with `id` = its seq and `event` = its type; comments keep the
+        connection alive. The stream closes after `CARDTABLE_STREAM_SECONDS` (5 minutes by
+        default) and EventSource reconnects with `Last-Event-ID` by itself.
+        """
         svc = service()
         seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
         resume = headers.get("last_event_id", query["after"])
@@ -240,10 +285,15 @@ class Stream(MethodView):
 
 @blp.route("/<match_id>/history")
 class History(MethodView):
-    @blp.response(200, HistorySchema)
+    @blp.response(200, HistorySchema, example=examples.HISTORY)
     @_errors(401, 404, 409)
     @blp.doc(security=AUTH)
     @blp.doc(operationId="getHistory")
     def get(self, match_id):
-        """After the match: every event unredacted, the seed and the initial deck"""
+        """After the match: every event unredacted, the seed and the initial deck
+
+        Only once the match is `finished` or `aborted` (409 `match_not_active` before), with a
+        seat's token. `deals` reveals the salt and order behind every `deal_commitment`, so a
+        client can check that the deals were fixed in advance (docs/api.md, "Fair deals").
+        """
         return service().history(match_id, bearer_token(), required=True)

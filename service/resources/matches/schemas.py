@@ -112,6 +112,9 @@ class AsIs(ma.fields.Nested):
 
 
 class SeatInSchema(Schema):
+    """A seat as the creator asks for it: `human` (token now), `open` (someone joins) or `bot` with a
+    `level`."""
+
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
     name = name_field()
     level = ma.fields.String(validate=ma.validate.OneOf(BOT_LEVELS))
@@ -123,6 +126,8 @@ class SeatInSchema(Schema):
 
 
 class CreateMatchSchema(Schema):
+    """A new match: the game, its options and every seat (docs/api.md, "Endpoints")."""
+
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
     options = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=NAME_LENGTH)),
@@ -147,28 +152,39 @@ class CreateMatchSchema(Schema):
 
 
 class SeatOutSchema(Schema):
+    """A created seat; a human seat's token is shown here only."""
+
     seat = ma.fields.Integer(required=True)
     kind = ma.fields.String(required=True)
     token = ma.fields.String(metadata={"description": "bearer token of a human seat; shown only once"})
 
 
 class CreatedSchema(Schema):
+    """The new match: its id, its seats (tokens of the human seats) and version 0."""
+
     id = ma.fields.String(required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatOutSchema), required=True)
     version = ma.fields.Integer(required=True)
 
 
 class JoinSchema(Schema):
+    """The name to sit down with."""
+
     name = name_field()
 
 
 class JoinedSchema(Schema):
+    """The seat taken, its token (shown only once) and the match version."""
+
     seat = ma.fields.Integer(required=True)
     token = ma.fields.String(required=True)
     version = ma.fields.Integer(required=True)
 
 
 class TurnSchema(Schema):
+    """Whose turn it is, in which phase, and when the turn clock runs out (all null when nobody is to
+    move)."""
+
     seat = ma.fields.Integer(allow_none=True, required=True)
     phase = ma.fields.String(allow_none=True, required=True)
     deadline = ma.fields.Float(
@@ -177,6 +193,9 @@ class TurnSchema(Schema):
 
 
 class PlayerSchema(Schema):
+    """A seat as everyone sees it: who sits there and how many cards they hold, plus the game's public
+    fields (team, bid, tricks, …)."""
+
     class Meta:
         unknown = ma.INCLUDE
 
@@ -193,11 +212,16 @@ class PlayerSchema(Schema):
 
 
 class DiscardSchema(Schema):
+    """The discard pile: its top card and how many cards it holds."""
+
     top = ma.fields.String(allow_none=True, required=True)
     count = ma.fields.Integer(required=True)
 
 
 class ViewSchema(Schema):
+    """A match as one viewer sees it: a seat's view holds its hand and legal actions, the public view
+    neither (docs/api.md, "Views")."""
+
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
     options = ma.fields.Dict(required=True)
@@ -269,9 +293,15 @@ class ActionSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
-    if_match = ma.fields.String(data_key="If-Match", metadata={"description": 'expected version, e.g. "17"'})
+    """Optional headers of a move: If-Match and Idempotency-Key (docs/api.md, "Requests")."""
+
+    if_match = ma.fields.String(
+        data_key="If-Match", metadata={"description": 'expected version, e.g. "17"', "example": '"17"'}
+    )
     idempotency_key = ma.fields.String(
-        data_key="Idempotency-Key", validate=ma.validate.Length(min=1, max=200)
+        data_key="Idempotency-Key",
+        validate=ma.validate.Length(min=1, max=200),
+        metadata={"description": "any string unique to this move, kept 24 hours", "example": "ana-move-18"},
     )
 
 
@@ -279,23 +309,40 @@ SEQ = ma.validate.Range(min=0, max=MAX_SEQ)
 
 
 class EventsQuerySchema(Schema):
-    after = ma.fields.Integer(load_default=0, validate=SEQ, metadata={"description": "last seq you have"})
-    wait = ma.fields.Float(load_default=0, validate=ma.validate.Range(min=0, max=30))
+    """Which events to return and how long to wait for one."""
+
+    after = ma.fields.Integer(
+        load_default=0, validate=SEQ, metadata={"description": "last seq you have", "example": 3}
+    )
+    wait = ma.fields.Float(
+        load_default=0,
+        validate=ma.validate.Range(min=0, max=30),
+        metadata={"description": "seconds to wait for an event when there is none yet", "example": 20},
+    )
 
 
 class StreamQuerySchema(Schema):
+    """Where an event stream starts."""
+
     after = ma.fields.Integer(
         load_default=0, validate=SEQ, metadata={"description": "last seq you have; Last-Event-ID wins"}
     )
 
 
 class StreamHeadersSchema(Schema):
+    """EventSource's resume header."""
+
     last_event_id = ma.fields.Integer(
-        data_key="Last-Event-ID", validate=SEQ, metadata={"description": "seq of the last event received"}
+        data_key="Last-Event-ID",
+        validate=SEQ,
+        metadata={"description": "seq of the last event received", "example": 3},
     )
 
 
 class EventSchema(Schema):
+    """One event: `seq`, `type`, mostly `seat`, and the fields of its type (docs/api.md, "Events"; the
+    game's page under docs/rules/)."""
+
     class Meta:
         unknown = ma.INCLUDE
 
@@ -305,6 +352,8 @@ class EventSchema(Schema):
 
 
 class EventsSchema(Schema):
+    """Events after `after`, oldest first, with the match's current version."""
+
     events = ma.fields.List(
         AsIs(EventSchema), required=True, metadata={"description": "each has seq and type"}
     )
@@ -312,6 +361,8 @@ class EventsSchema(Schema):
 
 
 class RevealedDealSchema(Schema):
+    """A deal or reshuffle revealed after the match: the salt and order its commitment was computed from."""
+
     seq = ma.fields.Integer(required=True, metadata={"description": "the event that carried the commitment"})
     type = ma.fields.String(required=True, validate=ma.validate.OneOf(["deal", "reshuffle"]))
     round = ma.fields.Integer(required=True)
@@ -323,6 +374,9 @@ class RevealedDealSchema(Schema):
 
 
 class HistorySchema(Schema):
+    """A finished or aborted match in full: seats, options, seed, initial deck, revealed deals and every
+    event unredacted."""
+
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
     options = ma.fields.Dict(required=True)
