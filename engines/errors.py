@@ -1,15 +1,14 @@
-"""The one error hierarchy every engine raises; the service maps it to HTTP."""
+"""The one error hierarchy every engine raises; the service maps it to HTTP (service/app.py)."""
 
 
 class EngineError(Exception):
     """Base of every rule or request error an engine raises.
 
-    `error` is the machine id and `status` the HTTP status the service answers with.
+    `error` is the machine id; the HTTP status is the service's business (service/app.py).
     The message is for people: it names the broken rule in a player's words.
     """
 
     error = "illegal_action"
-    status = 422
 
 
 class IllegalAction(EngineError):
@@ -30,9 +29,7 @@ class InvalidOptions(EngineError):
 
 class NotYourTurn(EngineError):
     error = "not_your_turn"
-    status = 409
 
 
 class MatchNotActive(EngineError):
     error = "match_not_active"
-    status = 409

@@ -11,10 +11,13 @@ import redis
 from flask import Flask, Response, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 
+from engines import errors as engine_errors
+from service import errors
 from service.cluster import state_client
 from service.config import Config
+from service.errors import ApiError
 from service.extensions import Api, error_response
-from service.matches import ApiError, MatchService
+from service.matches import MatchService
 from service.store import RateCheck, RateLimited, Store, connect
 from workers.queue import JobQueue, make_queue
 
@@ -41,6 +44,31 @@ STORE_UNREACHABLE = (
     redis.exceptions.ReadOnlyError,
     redis.exceptions.RedisClusterException,
 )
+
+
+# The HTTP status of every domain and engine error (docs/api.md): the one place they are set.
+# A class not listed takes the status of its nearest listed base.
+STATUS: dict[type[Exception], int] = {
+    errors.NotFound: 404,
+    errors.InvalidToken: 401,
+    errors.Forbidden: 403,
+    errors.Conflict: 409,
+    errors.MatchNotActive: 409,
+    errors.NotYourTurn: 409,
+    errors.VersionConflict: 409,
+    errors.StaleVersion: 412,
+    errors.IdempotencyInProgress: 409,
+    errors.IdempotencyKeyReused: 422,
+    errors.InvalidRequest: 422,
+    errors.DomainError: 409,
+    engine_errors.EngineError: 422,
+    engine_errors.NotYourTurn: 409,
+    engine_errors.MatchNotActive: 409,
+}
+
+
+def status_of(e: Exception) -> int:
+    return next(STATUS[c] for c in type(e).__mro__ if c in STATUS)
 
 
 class CardtableFlask(Flask):
@@ -114,9 +142,27 @@ def create_app(config: Config | None = None) -> Flask:
         folder = importlib.resources.files("swagger_ui") / "static"
         return send_from_directory(str(folder), name, max_age=24 * 3600)
 
+    _install_error_handlers(app)
+    _install_rate_limit(app, svc, config)
+    app.after_request(_cache_headers)
+    return app
+
+
+def _install_error_handlers(app: Flask) -> None:
+    """Every error a client sees, in the one shape of docs/api.md; domain and engine errors
+    take their status from `STATUS`."""
+
     @app.errorhandler(ApiError)
     def _api_error(e: ApiError):
         return error_response(e.status, e.error, e.message, e.errors)
+
+    @app.errorhandler(errors.DomainError)
+    def _domain_error(e: errors.DomainError):
+        return error_response(status_of(e), e.error, e.message, e.errors)
+
+    @app.errorhandler(engine_errors.EngineError)
+    def _engine_error(e: engine_errors.EngineError):
+        return error_response(status_of(e), e.error, str(e))
 
     app.register_error_handler(RateLimited, _rate_limited_response)
 
@@ -135,10 +181,6 @@ def create_app(config: Config | None = None) -> Flask:
 
     for unreachable in STORE_UNREACHABLE:
         app.register_error_handler(unreachable, _store_unreachable)
-
-    _install_rate_limit(app, svc, config)
-    app.after_request(_cache_headers)
-    return app
 
 
 def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:

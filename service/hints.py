@@ -14,8 +14,10 @@ from typing import Any
 from engines import hints as engine_hints
 from engines.base import Option
 
-# A module import: service.matches imports this module for the option (a cycle).
-from service import matches as m
+# A module import: service.match_core imports this module for the option (a cycle).
+from service import errors
+from service import match_core as m
+from service.store import Loaded
 
 HINTS_OPTION = Option(
     "boolean",
@@ -32,9 +34,7 @@ def split_options(options: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     rest = dict(options)
     hints = rest.pop("hints", HINTS_OPTION.default)
     if not isinstance(hints, bool):
-        raise m.ApiError(
-            422,
-            "validation_error",
+        raise errors.InvalidRequest(
             "option hints must be true or false",
             {"options": {"hints": ["must be true or false"]}},
         )
@@ -71,28 +71,28 @@ def compute(game_id: str, view: dict[str, Any]) -> dict[str, Any]:
     return engine_hints.hint(game_id, view)
 
 
-def give_hint(svc: m.MatchService, match_id: str, token: str | None) -> dict[str, Any]:
+def give_hint(svc: m.MatchCore, match_id: str, token: str | None) -> dict[str, Any]:
     """The hint for the token's seat; counts it. Errors as docs/api.md "Hints" lists them."""
-    for _ in range(_RETRIES):
-        loaded = svc.load(match_id)
+
+    def change(loaded: Loaded) -> m.Write:
         record = loaded.record
         seat = svc.authenticate(record, token)
         assert seat is not None  # a token is required: authenticate raises without one
         if not record["options"].get("hints"):
-            raise m.ApiError(
-                403, "forbidden", "hints are off in this match (create it with options.hints = true)"
-            )
+            raise errors.Forbidden("hints are off in this match (create it with options.hints = true)")
         status = m.match_status(record)
         if status != "active":
-            raise m.ApiError(409, "match_not_active", f"the match is {status}: there is no move to hint")
+            raise errors.MatchNotActive(f"the match is {status}: there is no move to hint")
         game = m.game_of(record)
         if game.to_move(record["state"]) != seat:
-            raise m.ApiError(409, "not_your_turn", "it is not your turn: a hint is for the seat to move")
+            raise errors.NotYourTurn("it is not your turn: a hint is for the seat to move")
         found = compute(game.id, game.view(record["state"], seat))
         used = list(record.get("hints_used") or [0] * len(record["seats"]))
         used[seat] += 1
         record["hints_used"] = used
         events: list[dict[str, Any]] = [{"type": "hint", "seat": seat, "hints_used": used[seat]}]
-        if svc._commit(match_id, loaded, record, events):
-            return {**found, "seat": seat, "hints_used": used[seat], "version": loaded.version + 1}
-    raise m.ApiError(409, "version_conflict", "the match is changing too fast; try again")
+        return m.Write(
+            events, {**found, "seat": seat, "hints_used": used[seat], "version": loaded.version + 1}
+        )
+
+    return svc._update(match_id, None, change, retries=_RETRIES)

@@ -12,8 +12,9 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
+from service import errors
 from service.lobby_index import LobbyIndex, parse_member, table_hash
-from service.matches import ApiError, MatchService, match_options, match_status
+from service.matches import MatchService, match_options, match_status
 
 # Index entries read per round trip while filling a page or looking for a seat.
 _BATCH = 20
@@ -35,9 +36,7 @@ def decode_cursor(cursor: str) -> str:
     except ValueError:  # not base64 (binascii.Error), not ASCII, not UTF-8 inside
         entry = ""
     if parse_member(entry) is None:
-        raise ApiError(
-            422,
-            "validation_error",
+        raise errors.InvalidRequest(
             "cursor is not one this service gave; start again without it",
             {"cursor": ["not a cursor from next_cursor"]},
         )
@@ -141,15 +140,13 @@ class Lobby:
         match_id = entry.split(":")[1]
         try:
             joined = self.matches.join(match_id, name)
-        except ApiError as e:
-            if e.status == 404:
-                self._drop_missing(entry)
-                return None
-            if e.error == "match_not_active":
-                # Its last seat was taken (or its host left): the next match then.
-                self.index.drop(entry)
-                return None
-            if e.error == "version_conflict":
-                return None  # too many joiners at once here: try the next match
-            raise
+        except errors.NotFound:
+            self._drop_missing(entry)
+            return None
+        except errors.MatchNotActive:
+            # Its last seat was taken (or its host left): the next match then.
+            self.index.drop(entry)
+            return None
+        except errors.VersionConflict:
+            return None  # too many joiners at once here: try the next match
         return {"id": match_id, **joined, "created": False}

@@ -163,13 +163,30 @@ class _Read:
 
 
 class _Watching:
-    """`watch`: a waiter opened for a `with` block and closed however the block ends."""
+    """`watch`: a waiter opened for a `with` block and closed however the block ends;
+    `wait_read`: a long-poll's wait, one shared read a wake-up."""
 
     def open(self, channel: str, kind: str, sock: Any = None) -> Waiter:
         raise NotImplementedError
 
     def close(self, waiter: Waiter) -> None:
         raise NotImplementedError
+
+    def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
+        raise NotImplementedError
+
+    def wait_read(self, waiter: Waiter, key: Any, read: Callable[[], tuple], wait: float) -> tuple | None:
+        """Up to `wait` seconds: `read()` after each wake-up; its first answer whose first item
+        is not empty, else None (time up, or the client hung up)."""
+        deadline = time.monotonic() + wait
+        while not waiter.gone:
+            left = deadline - time.monotonic()
+            if left <= 0 or not waiter.wait(left):
+                break
+            answer = self.shared_read(waiter, key, read)
+            if answer[0]:
+                return answer
+        return None
 
     @contextmanager
     def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:

@@ -12,6 +12,8 @@ from pathlib import Path
 import jsonschema_rs
 
 import engines.errors
+import service.errors
+from service.app import STATUS
 from service.extensions import ERROR_IDS
 from tests.test_contract_examples import DOC, operations
 from tests.test_docs_guides import matches
@@ -93,9 +95,14 @@ def error_ids_of_the_code() -> set[tuple[str, int]]:
     literal = re.compile(r'(?:ApiError|error_response)\(\s*(\d{3}),\s*"([a-z_]+)"', re.S)
     for path in (ROOT / "service").rglob("*.py"):
         found |= {(error, int(status)) for status, error in literal.findall(path.read_text(encoding="utf-8"))}
-    for _, cls in inspect.getmembers(engines.errors, inspect.isclass):
-        if issubclass(cls, engines.errors.EngineError):
-            found.add((cls.error, cls.status))
+    # Domain and engine errors carry their id; their status is service/app.py's one table.
+    for module, base in (
+        (service.errors, service.errors.DomainError),
+        (engines.errors, engines.errors.EngineError),
+    ):
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if issubclass(cls, base):
+                found.add((cls.error, next(STATUS[c] for c in cls.__mro__ if c in STATUS)))
     return found
 
 

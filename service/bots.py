@@ -1,0 +1,104 @@
+"""Bots and clocks, run by the RQ workers (workers/): a bot's decision and a turn clock that ran out.
+
+Both go through the same compare-and-set commit as a person's move."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+import traceback
+from typing import Any
+
+from service import errors
+from service.match_core import MatchCore, Write, bot_level, game_of, host_seat, match_status
+from service.store import Loaded
+
+log = logging.getLogger("cardtable.matches")
+
+# Buckets (seconds) of the bot-turn latency histogram in /metrics.
+BOT_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+class _Outcome(Exception):
+    """A clock job that finds nothing to do: its outcome for the worker's log."""
+
+    def __init__(self, outcome: str):
+        super().__init__(outcome)
+        self.outcome = outcome
+
+
+class BotsMixin(MatchCore):
+    def play_bot(self, match_id: str, version: int) -> str:
+        """One bot decision at exactly `version`; a stale job does nothing (so it commits once,
+        never retried: the job of the version that won does the next decision)."""
+        loaded = self.store.load(match_id)
+        if loaded is None or loaded.version != version:
+            return "stale"
+        record = loaded.record
+        status = match_status(record)
+        game = game_of(record)
+        if status == "round_over" and host_seat(record) is None:
+            events = game.start_next_round(record["state"])
+            return "next-round" if self._commit(match_id, loaded, record, events) else "stale"
+        if status != "active":
+            return "idle"
+        seat = game.to_move(record["state"])
+        level = bot_level(record, seat)
+        if seat is None or level is None:
+            return "human"
+        view = game.view(record["state"], seat)
+        rng = random.Random(f"bot:{match_id}:{version}")
+        since = record.get("at")
+        try:
+            events = game.apply(record["state"], seat, game.bot_action(view, level, rng))
+        except Exception as exc:
+            # A bot bug must not stall the match: log it, count it and play a random legal
+            # action instead. The log has the bot's stack but not the error's text, which may
+            # name its cards.
+            log.error(
+                "%s bot at level %s raised %s in match %s at version %d; it plays a random legal "
+                "action instead\n%s",
+                game.id, level, type(exc).__name__, match_id, version,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )  # fmt: skip
+            self.store.count("bot_fallbacks")
+            # A refused action leaves the state untouched; anything else may have changed it.
+            loaded = self.store.load(match_id)
+            if loaded is None or loaded.version != version:
+                return "stale"
+            record = loaded.record
+            events = game.apply(record["state"], seat, rng.choice(view["legal_actions"]))
+        for e in events:
+            e.setdefault("bot", True)
+        if not self._commit(match_id, loaded, record, events):
+            return "stale"
+        if since is not None:
+            self.store.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
+        return "moved"
+
+    def clock_expired(self, match_id: str, turn: int) -> str:
+        """The clock of turn number `turn` ran out: play for that seat unless it already moved on."""
+
+        def change(loaded: Loaded) -> Write:
+            record: dict[str, Any] = loaded.record
+            clock = record.get("clock")
+            if not clock or clock["turn"] != turn or match_status(record) != "active":
+                raise _Outcome("stale")
+            # RQ's scheduler wakes about once a second; never act before the deadline shown.
+            early = clock["deadline"] - time.time()
+            if early > 0:
+                time.sleep(early)
+            events = game_of(record).apply_timeout(record["state"], clock["seat"])
+            for e in events:
+                e.setdefault("auto", True)
+            return Write(events, "played")
+
+        try:
+            return self._update(match_id, None, change)
+        except errors.NotFound:
+            return "gone"
+        except errors.VersionConflict:
+            return "stale"
+        except _Outcome as e:
+            return e.outcome

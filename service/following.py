@@ -1,0 +1,191 @@
+"""Following a match: a seat's view, its events (long-polled through the waiter module,
+service/waiters.py) and the published history (docs/api.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.base import redact_event
+from service import errors, hints
+from service.match_core import MatchCore, game_of, host_seat, match_status
+from service.store import Loaded, channel
+from service.waiters import Waiter
+
+
+class FollowingMixin(MatchCore):
+    def view(self, match_id: str, record: dict[str, Any], version: int, seat: int | None) -> dict[str, Any]:
+        status = match_status(record)
+        game_view = _game_view(record, seat)
+        turn = dict(game_view["turn"])
+        clock = record.get("clock")
+        if clock and status == "active" and clock["seat"] == turn.get("seat"):
+            turn["deadline"] = clock["deadline"]
+        return {
+            "id": match_id,
+            "game": record["game"],
+            "options": record["options"],
+            "status": status,
+            "version": version,
+            "round": game_view["round"],
+            "you": seat,
+            "host": host_seat(record),
+            "turn": turn,
+            "players": _players(record, game_view),
+            "hand": game_view["hand"],
+            "stock": game_view["stock"],
+            "discard": game_view["discard"],
+            "table": game_view["table"],
+            "scores": game_view["scores"],
+            "legal_actions": _legal_actions(record, game_view, status, seat),
+            "round_result": game_view.get("round_result"),
+            "winners": game_view.get("winners") if status == "finished" else None,
+            "deal_commitment": game_of(record).deal_commitment(record["state"]) if record["state"] else None,
+            "seeded_by_client": record.get("seeded_by_client", False),
+        }
+
+    def events(
+        self,
+        match_id: str,
+        seat: int | None,
+        after: int,
+        wait: float,
+        client: Any = None,
+        loaded: Loaded | None = None,
+    ) -> tuple[list[dict], int]:
+        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds.
+
+        The wait registers with the process's one subscription (service/waiters.py) and
+        holds no Redis connection; `client` (the client's socket) ends it when the client
+        hangs up. `loaded`: the match, when the caller has just loaded it. The wait is capped
+        at CARDTABLE_MAX_WAIT (deployments behind proxies with shorter idle timeouts)."""
+        wait = min(wait, self.config.MAX_WAIT)
+        version = (loaded or self.load(match_id)).version
+        raw, now = self.store.events_since(match_id, after)
+        if not raw and wait > 0:
+            with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
+                # Written between the first read and the subscription?
+                raw, now = self.store.events_since(match_id, after)
+                if not raw:
+                    raw, now = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw], version if now is None else now
+
+    def stream_events(self, match_id: str, seat: int | None, after: int, wait: float, waiter: Waiter) -> list:
+        """For a stream, which keeps `waiter` registered all its life: the next events after
+        `after` (waiting up to `wait` seconds), one read a wake-up."""
+        raw, _ = self.store.events_since(match_id, after)
+        if not raw:
+            raw, _ = self._wait_events(match_id, after, wait, waiter)
+        return [redact_event(e, seat) for e in raw]
+
+    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
+        found = self.waiters.wait_read(
+            waiter, (match_id, after), lambda: self.store.events_since(match_id, after), wait
+        )
+        return found if found is not None else ([], None)
+
+    def history(self, match_id: str, token: str | None, required: bool = False) -> dict[str, Any]:
+        """The history for a seat's token; HTTP calls require one (`required`), the service's
+        own callers (tools, a bot-only match's replay) may read it without."""
+        loaded = self.load(match_id)
+        record = loaded.record
+        if token is not None or required:
+            self.authenticate(record, token)
+        if match_status(record) not in ("finished", "aborted"):
+            raise errors.MatchNotActive("the history is published when the match is over")
+        events = self.store.events(match_id, 0)
+        return {
+            "id": match_id,
+            "game": record["game"],
+            "options": record["options"],
+            "seats": [_public_seat(s) for s in record["seats"]],
+            "seed": record["seed"],
+            "seeded_by_client": record.get("seeded_by_client", False),
+            "deck": record["deck"],
+            "deals": revealed_deals(events),
+            "events": events,
+            "version": loaded.version,
+        }
+
+
+def _game_view(record: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The engine's view for `seat`, or an empty table before the first deal."""
+    if record["state"] is not None:
+        return game_of(record).view(record["state"], seat)
+    return {
+        "round": 0,
+        "turn": {"seat": None, "phase": None, "deadline": None},
+        "players": [{"seat": s["seat"], "cards": 0, "resigned": False} for s in record["seats"]],
+        "hand": [] if seat is not None else None,
+        "stock": 0,
+        "discard": None,
+        "table": {},
+        "scores": {},
+        "legal_actions": [],
+        "round_result": None,
+        "winners": None,
+    }
+
+
+def _players(record: dict[str, Any], game_view: dict[str, Any]) -> list[dict[str, Any]]:
+    seats = record["seats"]
+    players = []
+    for p in game_view["players"]:
+        s = seats[p["seat"]]
+        entry = {"seat": p["seat"], "name": s.get("name"), "kind": s["kind"]}
+        if s["kind"] == "bot":
+            entry["level"] = s["level"]
+        entry.update(p)
+        entry["hints_used"] = hints.hints_used(record, p["seat"])
+        if s.get("left"):
+            entry["left"] = True
+        players.append(entry)
+    return players
+
+
+def _legal_actions(
+    record: dict[str, Any], game_view: dict[str, Any], status: str, seat: int | None
+) -> list[dict[str, Any]]:
+    legal = game_view["legal_actions"] if status == "active" else []
+    if seat is not None and record["state"] is not None:
+        if seat in game_of(record).resigned_seats(record["state"]):
+            # A bot plays a resigned seat on (games of 3+ players): the person has no moves left.
+            legal = []
+    if seat is not None and _may_resign(record, status, seat):
+        # Every engine takes a resignation from any seat still playing, on its turn or not,
+        # between rounds too; engines leave it out of legal_actions (a bot picking at random
+        # from them must never resign), so the view adds it for the person in the seat.
+        legal = [*legal, {"type": "resign"}]
+    return legal
+
+
+def _may_resign(record: dict[str, Any], status: str, seat: int) -> bool:
+    if status not in ("active", "round_over") or record["seats"][seat].get("left"):
+        return False
+    return seat not in game_of(record).resigned_seats(record["state"])
+
+
+def revealed_deals(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every deal and reshuffle with its commitment, salt and deck order (for /history)."""
+    out = []
+    rnd = 0
+    for e in events:
+        if e["type"] == "deal":
+            rnd += 1
+        if "sealed" in e:
+            out.append(
+                {
+                    "seq": e["seq"],
+                    "type": e["type"],
+                    "round": rnd,
+                    "deal_commitment": e["deal_commitment"],
+                    **e["sealed"],
+                }
+            )
+    return out
+
+
+def _public_seat(s: dict[str, Any]) -> dict[str, Any]:
+    out = {"seat": s["seat"], "kind": s["kind"], "name": s.get("name")}
+    if s["kind"] == "bot":
+        out["level"] = s["level"]
+    return out

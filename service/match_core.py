@@ -1,0 +1,238 @@
+"""What every part of `MatchService` stands on: loading and authenticating, the one
+compare-and-set write (`MatchCore._update`), the turn clock and the worker jobs a commit hands
+on, and the record helpers (docs/architecture.md, "Matches and versions").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engines.base import Game
+from engines.registry import GAMES
+from service import errors, hints
+from service.config import Config
+from service.store import Loaded, Store
+
+# How often a change is re-applied when another writer got in first (no If-Match given).
+RETRIES = 8
+
+# Level that plays a resigned seat on in games with three or more individual players.
+_RESIGNED_LEVEL = "medium"
+
+
+@dataclass
+class Write:
+    """A change made to a loaded record: its events, the caller's answer should the commit
+    succeed, and the idempotency entry stored with it."""
+
+    events: list[dict[str, Any]]
+    result: Any
+    idem: tuple[str, bytes | str, int] | None = None
+
+
+class MatchCore:
+    def __init__(self, store: Store, config: Config, queue: Any = None):
+        self.store = store
+        self.config = config
+        self.queue = queue
+        self.waiters = store.hub()
+
+    def load(self, match_id: str) -> Loaded:
+        loaded = self.store.load(match_id) if valid_id(match_id) else None
+        if loaded is None:
+            raise errors.NotFound(f"no match with id {match_id!r}")
+        return loaded
+
+    def authenticate(self, record: dict[str, Any], token: str | None, required: bool = True) -> int | None:
+        """The seat a bearer token belongs to; None for no token when not required."""
+        if token is None:
+            if required:
+                raise errors.InvalidToken("this call needs the seat's token: Authorization: Bearer <token>")
+            return None
+        digest = hash_token(token)
+        found = None
+        for s in record["seats"]:
+            # Compare against every seat so timing says nothing about which seat matched.
+            if s.get("token") and hmac.compare_digest(s["token"], digest):
+                found = s["seat"]
+        if found is None:
+            raise errors.InvalidToken("this token does not belong to a seat of this match")
+        return found
+
+    # --- writing -----------------------------------------------------------
+    def _update(
+        self,
+        match_id: str,
+        loaded: Loaded | None,
+        change: Callable[[Loaded], Write],
+        retries: int = RETRIES,
+    ) -> Any:
+        """The one compare-and-set write: apply `change` to the match as loaded (`loaded`, or
+        loaded here) and commit it at that version; when another writer got in first, reload
+        and apply it again, up to `retries` times. `change` raises to refuse."""
+        for _ in range(retries):
+            current = loaded or self.load(match_id)
+            write = change(current)
+            if self._commit(match_id, current, current.record, write.events, write.idem):
+                return write.result
+            loaded = None
+        raise errors.VersionConflict()
+
+    def _ttl(self, record: dict[str, Any]) -> int:
+        if match_status(record) in ("finished", "aborted"):
+            return self.config.FINISHED_TTL
+        return self.config.IDLE_TTL
+
+    @staticmethod
+    def _seq(events: list[dict[str, Any]], before: int) -> None:
+        for i, e in enumerate(events):
+            e["seq"] = before + i + 1
+
+    def _commit(self, match_id, loaded: Loaded | None, record, events, idem=None) -> bool:
+        """Store `record` at the version after `loaded` (a new match for None) unless another
+        writer got in first; hand the next bot turn or clock to the workers once stored."""
+        version, before = (loaded.version, loaded.events) if loaded is not None else (None, 0)
+        self._seq(events, before)
+        new_clock = update_clock(record)
+        record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        job = pending_job(record)
+        due = self._due(record, job)
+        ok = self.store.commit(match_id, version, record, events, before, self._ttl(record), idem, due)
+        if ok:
+            new = 0 if version is None else version + 1
+            self._after_commit(match_id, record, new, new_clock, job)
+            if match_status(record) in ("finished", "aborted"):
+                self.store.archive(match_id, new)
+        return ok
+
+    def _after_commit(
+        self, match_id: str, record: dict[str, Any], version: int, new_clock: bool, job: str | None
+    ) -> None:
+        """Hand the next bot turn or turn clock to the workers; no bot ever moves inside a request."""
+        if self.queue is None or record["state"] is None:
+            return
+        if new_clock:
+            clock = record["clock"]
+            self.queue.enqueue_clock(match_id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
+        if job == "bot":
+            self.queue.enqueue_bot(match_id, version)
+
+    def _due(self, record: dict[str, Any], job: str | None) -> float | None:
+        """When the sweeper should look at the match if no worker has moved it by then."""
+        if job == "bot":
+            return time.time() + self.config.BOT_DELAY + self.config.SWEEP_GRACE
+        if job == "clock":
+            return record["clock"]["deadline"] + self.config.SWEEP_GRACE
+        return None
+
+
+def update_clock(record: dict[str, Any]) -> bool:
+    """Start a turn clock when a human's turn begins in a clocked match; True when one started.
+
+    A turn keeps its deadline across its steps (Zhol's draw, then discard); the clock
+    restarts only when another seat is to move or a new round begins.
+    """
+    game = game_of(record)
+    if "turn_seconds" not in game.options or record["state"] is None:
+        return False
+    humans = [s for s in record["seats"] if s["kind"] == "human"]
+    seat = game.to_move(record["state"]) if match_status(record) == "active" else None
+    if len(humans) < 2 or seat is None or bot_level(record, seat) is not None:
+        record["clock"] = None
+        return False
+    clock = record.get("clock")
+    if clock and clock["seat"] == seat:
+        return False
+    seconds = record["options"]["turn_seconds"]
+    record["clock"] = {
+        "seat": seat,
+        "turn": (clock["turn"] if clock else record.get("turns", 0)) + 1,
+        "deadline": round(time.time() + seconds, 3),
+    }
+    record["turns"] = record["clock"]["turn"]
+    return True
+
+
+def bot_level(record: dict[str, Any], seat: int | None) -> str | None:
+    """The level of the bot that decides for `seat`: its own, or a resigned seat's; None for a person."""
+    if seat is None:
+        return None
+    entry = record["seats"][seat]
+    if entry["kind"] == "bot":
+        return entry["level"]
+    if seat in game_of(record).resigned_seats(record["state"]):
+        return _RESIGNED_LEVEL
+    return None
+
+
+def pending_job(record: dict[str, Any]) -> str | None:
+    """What the match waits for from a worker: "bot" (a bot's or resigned seat's decision, or
+    the next round of a match without humans), "clock" (a human's turn on the clock), or None."""
+    if record["state"] is None:
+        return None
+    status = match_status(record)
+    if status == "round_over":
+        return "bot" if host_seat(record) is None else None
+    if status != "active":
+        return None
+    seat = game_of(record).to_move(record["state"])
+    if seat is None:
+        return None
+    entry = record["seats"][seat]
+    if entry["kind"] == "bot" or seat in game_of(record).resigned_seats(record["state"]):
+        return "bot"
+    clock = record.get("clock")
+    return "clock" if clock and clock["seat"] == seat else None
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    # 192 random bits; only the SHA-256 of it is ever stored.
+    return secrets.token_urlsafe(24)
+
+
+def body_hash(body: Any) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def game_of(record: dict[str, Any]) -> Game:
+    return GAMES[record["game"]]
+
+
+def host_seat(record: dict[str, Any]) -> int | None:
+    """The host: the earliest-joined human seat that is still in the match."""
+    state = record.get("state")
+    resigned = game_of(record).resigned_seats(state) if state is not None else set()
+    humans = [
+        s for s in record["seats"] if s["kind"] == "human" and not s.get("left") and s["seat"] not in resigned
+    ]
+    if not humans:
+        return None
+    return min(humans, key=lambda s: s["joined"])["seat"]
+
+
+def match_status(record: dict[str, Any]) -> str:
+    if record["status"] in ("waiting", "aborted"):
+        return record["status"]
+    return game_of(record).status(record["state"])
+
+
+def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
+    """A match's options as stored: validated, defaults filled in (quick play compares these)."""
+    # `hints` is the service's option (service/hints.py); the engine validates the rest.
+    own, hints_on = hints.split_options(options)
+    return {**game.validate_options(own, seats), "hints": hints_on}
+
+
+def valid_id(match_id: str) -> bool:
+    return len(match_id) == 16 and all(c in "0123456789abcdef" for c in match_id)
