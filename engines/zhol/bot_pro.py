@@ -27,7 +27,7 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.melds import goes_out
+from engines.meld_solver import goes_out
 from engines.zhol import bot_hand as bh
 from engines.zhol.bot_knowledge import Knowledge
 from engines.zhol.game import RULES

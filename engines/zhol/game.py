@@ -51,7 +51,8 @@ from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
 from engines.cards import ALL_CODES, JOKER, RANKS, SUITS, deck, same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
-from engines.melds import Meld, MeldRules, Split, best_split, goes_out
+from engines.meld_solver import Split, best_split, goes_out
+from engines.melds import Meld, MeldRules
 
 RULES = MeldRules(
     ace_low=True,

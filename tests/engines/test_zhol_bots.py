@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.cards import JOKER, deck
-from engines.melds import goes_out
+from engines.meld_solver import goes_out
 from engines.zhol import GAME, RULES, bot_hand, bot_pro
 from engines.zhol import bot as zbot
 from engines.zhol.bot_knowledge import Knowledge
