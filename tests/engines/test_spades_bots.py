@@ -11,7 +11,7 @@ from engines.spades import GAME
 from engines.spades import bot as spades_bot
 from engines.spades.bot import LEVELS, choose_bid, estimate_tricks, heuristic_action
 from engines.spades.bot_policy import Seen, masks_of
-from engines.spades.game import DECK, SORT_KEY
+from engines.spades.game import DECK
 from engines.spades.search import Sampler, candidate_cards, hand_outcome
 
 ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
@@ -81,7 +81,7 @@ def reshuffle_hidden(state: dict, seat: int, rng: random.Random) -> dict:
         at = 0
         for s in seats:
             size = len(state["hands"][s])
-            other["hands"][s] = sorted(hidden[at : at + size], key=SORT_KEY.__getitem__)
+            other["hands"][s] = sorted(hidden[at : at + size], key=ACE_HIGH_INDEX.__getitem__)
             at += size
         if other["hands"] != state["hands"]:
             break
