@@ -1,4 +1,4 @@
-"""Benchmark of engines.melds.best_split on random rummy hands with many wild cards.
+"""Benchmark of engines.meld_solver.best_split on random rummy hands with many wild cards.
 
 Usage: python bench/solver.py [--hands N] [--seed S] [--repeat R]
 
@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engines import melds  # noqa: E402
 from engines.cards import JOKER, STANDARD_52  # noqa: E402
-from engines.melds import MeldRules, best_split, classify  # noqa: E402
+from engines.meld_solver import best_split, clear_shape_cache  # noqa: E402
+from engines.melds import MeldRules, classify  # noqa: E402
 
 ZHOL_LARGE = MeldRules(ace_low=True, ace_high=True)
 THREE_THIRTEEN = MeldRules(max_set=None, set_distinct_suits=False, max_wilds_per_meld=1, wild_rank="K")
@@ -62,7 +62,7 @@ def measure(fn: Callable[[], object], repeat: int) -> float:
     other processes' turns, and the minimum is the least noisy."""
     best = float("inf")
     for _ in range(repeat):
-        melds._SHAPES.clear()  # time every hand cold: no help from earlier hands or runs
+        clear_shape_cache()  # time every hand cold: no help from earlier hands or runs
         start = time.process_time()
         fn()
         best = min(best, time.process_time() - start)

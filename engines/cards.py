@@ -13,6 +13,21 @@ RANK_OF_VALUE = {v: r for r, v in RANK_VALUE.items()}
 STANDARD_52 = tuple(r + s for s in SUITS for r in RANKS)
 ALL_CODES = frozenset(STANDARD_52) | {JOKER}
 
+# Cards as small ints, for the bots' and the meld solver's bit arithmetic. Both layouts are
+# 13 * suit + rank with suits in S H D C order, so `i // 13` is the suit and `i % 13` the rank;
+# they differ in the rank order, because rummy runs start at the ace and Spades ranks it highest.
+#
+# The rummy layout (meld solver, Zhol bots, hand order): rank 0 = ace … 12 = king, the joker 52.
+# It is the position in STANDARD_52.
+JOKER_INDEX = 52
+CARD_OF = (*STANDARD_52, JOKER)  # int -> code
+CARD_INDEX = {code: i for i, code in enumerate(CARD_OF)}  # code -> int
+#
+# The ace-high layout (Spades): rank 0 = '2' … 12 = ace, no joker.
+ACE_HIGH_RANKS = "23456789TJQKA"
+ACE_HIGH_CARD_OF = tuple(r + s for s in SUITS for r in ACE_HIGH_RANKS)  # int -> code
+ACE_HIGH_INDEX = {code: i for i, code in enumerate(ACE_HIGH_CARD_OF)}  # code -> int
+
 
 def is_card(code: object) -> bool:
     return isinstance(code, str) and code in ALL_CODES
@@ -38,3 +53,13 @@ def deck(copies: int = 1, jokers: int = 0) -> list[str]:
 def same_multiset(a: list[str], b: list[str]) -> bool:
     """True when `a` is a permutation of `b` (copies of a code count separately)."""
     return len(a) == len(b) and sorted(a) == sorted(b)
+
+
+def card_index(code: str) -> int:
+    """The rummy-layout int of a card code (`CARD_INDEX`); hot loops index the dict directly."""
+    return CARD_INDEX[code]
+
+
+def card_of(index: int) -> str:
+    """The card code of a rummy-layout int (`CARD_OF`)."""
+    return CARD_OF[index]

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from engines.melds import Meld, MeldRules, best_split, classify
+from engines.meld_solver import best_split
+from engines.melds import Meld, MeldRules, classify
 
 # Levels that exist for measuring only: accepted by the tournament, never by the API.
 LADDER_ONLY_LEVELS = ("solver",)

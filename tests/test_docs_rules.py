@@ -16,7 +16,7 @@ import pytest
 
 from engines.cards import JOKER
 from engines.errors import IllegalAction
-from engines.melds import best_split
+from engines.meld_solver import best_split
 from engines.registry import GAMES
 from engines.spades.game import legal_cards, trick_winner
 from engines.spades.scoring import score_hand

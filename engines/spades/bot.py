@@ -21,9 +21,10 @@ import random
 from typing import Any
 
 from engines.base import Action
+from engines.cards import ACE_HIGH_CARD_OF
 from engines.errors import IllegalAction
 from engines.spades import search
-from engines.spades.bot_policy import CODE_OF, Seen, estimate_masks, heuristic_bid, masks_of, play_card
+from engines.spades.bot_policy import Seen, estimate_masks, heuristic_bid, masks_of, play_card
 
 # Share of decisions each heuristic level overlooks, and what it pays attention to.
 LEVELS: dict[str, dict[str, Any]] = {
@@ -63,7 +64,7 @@ def heuristic_action(
     card = play_card(
         seen.seat, seen.hand, out, seen.trick, bids, seen.won, seen.broken, seen.tricks_left, avoids_bags
     )
-    return {"type": "play", "card": CODE_OF[card]}
+    return {"type": "play", "card": ACE_HIGH_CARD_OF[card]}
 
 
 def _mistake(legal: list[Action], intended: Action, rng: random.Random) -> Action:

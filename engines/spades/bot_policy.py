@@ -2,24 +2,22 @@
 fast playout policy of the pro search.
 
 A card is an int `suit * 13 + rank`, suits in the order S H D C (so suit 0 is the trump suit) and
-rank 0 = '2' … 12 = 'A'. A hand is a list of four 13-bit masks, one per suit. The policy sees what
-a seat at the table sees: its own hand, the cards still out (unplayed and not its own), the
-trick, the bids and the tricks won; nothing else, so the same function drives a bot from its
-view and every seat of a simulated deal.
+rank 0 = '2' … 12 = 'A': the ace-high layout of `engines.cards.ACE_HIGH_INDEX`. A hand is a list
+of four 13-bit masks, one per suit. The policy sees what a seat at the table sees: its own hand,
+the cards still out (unplayed and not its own), the trick, the bids and the tricks won; nothing
+else, so the same function drives a bot from its view and every seat of a simulated deal.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SUIT_ORDER = "SHDC"
-RANK_ORDER = "23456789TJQKA"
+from engines.cards import ACE_HIGH_INDEX
+
 SPADE = 0
 ACE, KING, QUEEN, JACK, TEN = 12, 11, 10, 9, 8
 FULL_SUIT = (1 << 13) - 1
 
-CODE_OF = [r + s for s in SUIT_ORDER for r in RANK_ORDER]
-INT_OF = {code: i for i, code in enumerate(CODE_OF)}
 # Number of set bits of every 13-bit mask (int.bit_count is fast, but a table is faster still).
 POPCOUNT = [bin(m).count("1") for m in range(1 << 13)]
 
@@ -30,7 +28,7 @@ Trick = list[tuple[int, int]]  # (seat, card), leader first
 def masks_of(cards: list[str]) -> Hand:
     hand = [0, 0, 0, 0]
     for code in cards:
-        c = INT_OF[code]
+        c = ACE_HIGH_INDEX[code]
         hand[c // 13] |= 1 << (c % 13)
     return hand
 
@@ -447,16 +445,16 @@ class Seen:
         self.bags: list[int] = [table["bags"]["0"], table["bags"]["1"]]
         self.target: int = table["target_score"]
         self.dealer: int = table["dealer"]
-        self.trick: Trick = [(e["seat"], INT_OF[e["card"]]) for e in table["trick"]]
+        self.trick: Trick = [(e["seat"], ACE_HIGH_INDEX[e["card"]]) for e in table["trick"]]
         played: list[dict[str, Any]] = table.get("played") or []
         self.played_by: list[Hand] = [[0, 0, 0, 0] for _ in range(4)]
         self.voids: list[int] = [0, 0, 0, 0]  # per seat, a bit per suit it has shown out of
         broken = False
         for start in range(0, len(played), 4):
             chunk = played[start : start + 4]
-            led = INT_OF[chunk[0]["card"]] // 13
+            led = ACE_HIGH_INDEX[chunk[0]["card"]] // 13
             for i, entry in enumerate(chunk):
-                s, c = entry["seat"], INT_OF[entry["card"]]
+                s, c = entry["seat"], ACE_HIGH_INDEX[entry["card"]]
                 suit = c // 13
                 self.played_by[s][suit] |= 1 << (c % 13)
                 if i == 0 and suit == SPADE and not broken:

@@ -35,7 +35,7 @@ from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
-from engines.cards import SUITS, same_multiset
+from engines.cards import ACE_HIGH_CARD_OF, ACE_HIGH_INDEX, SUITS, same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.spades.scoring import score_hand
 
@@ -43,12 +43,11 @@ NUM_SEATS = 4
 SEATS = range(NUM_SEATS)
 TEAMS = ("0", "1", "0", "1")  # the team key of each seat, as in `scores`
 TRICKS_PER_HAND = 13
-RANK_ORDER = "23456789TJQKA"
-DECK = tuple(r + s for s in SUITS for r in RANK_ORDER)
+# The deck in the order of the ace-high layout (by suit S H D C, 2 … A), which also orders hands.
+DECK = ACE_HIGH_CARD_OF
 CARD_SET = frozenset(DECK)
 # Rank strength 0 ('2') … 12 ('A').
-RANK_INDEX = {c: RANK_ORDER.index(c[0]) for c in DECK}
-SORT_KEY = {c: SUITS.index(c[1]) * 13 + RANK_INDEX[c] for c in DECK}
+RANK_INDEX = {c: ACE_HIGH_INDEX[c] % 13 for c in DECK}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 # Trick strength of each card given the led suit: any spade beats any other card, a card of
 # another suit than the led one and spades never wins.
@@ -56,6 +55,13 @@ POWER = {
     led: {c: (100 + RANK_INDEX[c] if c[1] == "S" else RANK_INDEX[c] if c[1] == led else -1) for c in DECK}
     for led in SUITS
 }
+
+
+def _seated(leader: int, cards: list[str]) -> list[dict[str, Any]]:
+    """The cards of a trick with the seat that played each, the leader first."""
+    return [{"seat": (leader + i) % NUM_SEATS, "card": c} for i, c in enumerate(cards)]
+
+
 BID_SHAPE = 'a bid is {"type": "bid", "tricks": <0 to 13>}'
 PLAY_SHAPE = 'a play is {"type": "play", "card": "<card code such as QH>"}'
 
@@ -165,7 +171,7 @@ class SpadesGame(Game):
         hands: list[list[str]] = [[], [], [], []]
         for i in range(NUM_SEATS):
             # deck[k] goes to seat (dealer + 1 + k) % 4.
-            hands[(first + i) % NUM_SEATS] = sorted(deck[i::NUM_SEATS], key=SORT_KEY.__getitem__)
+            hands[(first + i) % NUM_SEATS] = sorted(deck[i::NUM_SEATS], key=ACE_HIGH_INDEX.__getitem__)
         state.update(
             status="active",
             round=state["round"] + 1,
@@ -313,7 +319,7 @@ class SpadesGame(Game):
         result = {
             "round": state["round"],
             "dealer": state["dealer"],
-            "hands": [sorted(h, key=SORT_KEY.__getitem__) for h in played],
+            "hands": [sorted(h, key=ACE_HIGH_INDEX.__getitem__) for h in played],
             "teams": teams,
             "scores": self._scores(state),
             "winners": list(hand_winners),
@@ -354,24 +360,18 @@ class SpadesGame(Game):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         leader = state["leader"]
-        trick = [{"seat": (leader + i) % NUM_SEATS, "card": c} for i, c in enumerate(state["trick"])]
+        trick = _seated(leader, state["trick"])
         last = state["tricks"][-1] if state["tricks"] else None
         last_trick = None
         if last is not None:
             last_trick = {
                 "leader": last["leader"],
                 "winner": last["winner"],
-                "cards": [
-                    {"seat": (last["leader"] + i) % NUM_SEATS, "card": c} for i, c in enumerate(last["cards"])
-                ],
+                "cards": _seated(last["leader"], last["cards"]),
             }
         # Every card played this hand, in order: all were seen face up, and a bot that
         # remembers nothing between turns needs them to count cards and spot voids.
-        played = [
-            {"seat": (done["leader"] + i) % NUM_SEATS, "card": c}
-            for done in state["tricks"]
-            for i, c in enumerate(done["cards"])
-        ]
+        played = [entry for done in state["tricks"] for entry in _seated(done["leader"], done["cards"])]
         played.extend(dict(entry) for entry in trick)
         status = state["status"]
         mover = self.to_move(state)

@@ -26,8 +26,8 @@ import random
 import time
 from typing import Any
 
+from engines.cards import ACE_HIGH_CARD_OF
 from engines.spades.bot_policy import (
-    CODE_OF,
     POPCOUNT,
     SPADE,
     Hand,
@@ -322,4 +322,4 @@ def pro_bid(seen: Seen, rng: random.Random, samples: int, time_limit: float | No
 def decide(seen: Seen, rng: random.Random, samples: int, time_limit: float | None) -> dict[str, Any]:
     if seen.phase == "bid":
         return {"type": "bid", "tricks": pro_bid(seen, rng, samples, time_limit)}
-    return {"type": "play", "card": CODE_OF[pro_card(seen, rng, samples, time_limit)]}
+    return {"type": "play", "card": ACE_HIGH_CARD_OF[pro_card(seen, rng, samples, time_limit)]}

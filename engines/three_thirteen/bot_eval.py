@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from engines.cards import JOKER
-from engines.melds import MeldRules, best_split
+from engines.meld_solver import best_split
+from engines.melds import MeldRules
 from engines.three_thirteen import rules as tt
 
 _ORDER = "A23456789TJQK"

@@ -62,7 +62,8 @@ from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
 from engines.cards import JOKER, is_card, same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
-from engines.melds import Meld, MeldRules, Split, best_split, classify, goes_out
+from engines.meld_solver import Split, best_split, goes_out
+from engines.melds import Meld, MeldRules, classify
 from engines.three_thirteen import rules as tt
 
 MIN_SEATS, MAX_SEATS = 2, 7

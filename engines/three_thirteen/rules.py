@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engines.cards import JOKER, SUITS, deck
+from engines.cards import CARD_INDEX, JOKER, deck
 from engines.melds import MeldRules
 
 BASE_DECK = 104
@@ -21,8 +21,6 @@ WILD_RANK = {n: r for n, r in zip(range(3, 16), "3456789TJQKA2", strict=True)}
 FACE_ROUND_SIZES = frozenset({11, 12, 13})
 FACE_POINTS = {"J": 11, "Q": 12, "K": 13}
 RANK_POINTS = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10} | {str(n): n for n in range(2, 10)}
-
-_SORT_RANKS = "A23456789TJQK"
 
 
 def schedule(options: dict[str, Any]) -> list[int]:
@@ -83,11 +81,9 @@ def doubled(options: dict[str, Any], hand_size: int) -> bool:
     return bool(options.get("double_face_rounds")) and hand_size in FACE_ROUND_SIZES
 
 
-def sort_key(card: str) -> tuple[int, int]:
-    """Hands are shown by suit (S H D C), ace low to king, jokers last."""
-    if card == JOKER:
-        return (len(SUITS), 0)
-    return (SUITS.index(card[1]), _SORT_RANKS.index(card[0]))
+def sort_key(card: str) -> int:
+    """Hands are shown by suit (S H D C), ace low to king, jokers last (the order of `CARD_INDEX`)."""
+    return CARD_INDEX[card]
 
 
 def sorted_cards(cards: list[str]) -> list[str]:

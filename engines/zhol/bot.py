@@ -22,7 +22,8 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.melds import goes_out
+from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX
+from engines.meld_solver import goes_out
 from engines.zhol import bot_hand as bh
 from engines.zhol import bot_pro, bot_solver
 from engines.zhol.bot_knowledge import Knowledge
@@ -63,11 +64,11 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
 def heuristic_action(know: Knowledge, spec: dict[str, Any], rng: random.Random) -> Action:
     if know.phase == "draw":
         return {"type": "draw", "pile": heuristic_draw(know)}
-    return {"type": "discard", "card": bh.CODE[heuristic_discard(know, spec, rng)]}
+    return {"type": "discard", "card": CARD_OF[heuristic_discard(know, spec, rng)]}
 
 
 def wins(hand: tuple[int, ...]) -> bool:
-    return goes_out([bh.CODE[c] for c in hand], RULES)
+    return goes_out([CARD_OF[c] for c in hand], RULES)
 
 
 def heuristic_draw(know: Knowledge) -> str:
@@ -86,7 +87,7 @@ def heuristic_draw(know: Knowledge) -> str:
 
 def heuristic_discard(know: Knowledge, spec: dict[str, Any], rng: random.Random) -> int:
     """A winning discard; else one leaving the fewest cards to draw, told apart by the level."""
-    options = sorted({bh.INDEX[a["card"]] for a in know.legal})
+    options = sorted({CARD_INDEX[a["card"]] for a in know.legal})
     rests = {card: bh.without_card(know.hand, card) for card in options}
     for card in options:
         if wins(rests[card]):
@@ -95,7 +96,7 @@ def heuristic_discard(know: Knowledge, spec: dict[str, Any], rng: random.Random)
     least = min(needs.values())
     best = [card for card in options if needs[card] == least]
     # a joker fits anywhere: never the first choice to throw
-    best = [c for c in best if c != bh.JOKER_INDEX] or best
+    best = [c for c in best if c != JOKER_INDEX] or best
     if len(best) > 1 and spec["defence"]:
         risk = {card: feeds(know, card) for card in best}
         low = min(risk.values())
@@ -118,7 +119,7 @@ def heuristic_discard(know: Knowledge, spec: dict[str, Any], rng: random.Random)
 def feeds(know: Knowledge, card: int) -> int:
     """How many cards the next player is known to hold (taken from the pile, not thrown since)
     that `card` could join in a group."""
-    held = [c for c in know.held[know.next_seat].elements() if c != bh.JOKER_INDEX]
-    if card == bh.JOKER_INDEX:
+    held = [c for c in know.held[know.next_seat].elements() if c != JOKER_INDEX]
+    if card == JOKER_INDEX:
         return len(held) + 1
     return sum(1 for c in held if bh.neighbours(card, know.size) & (1 << (2 * c)))

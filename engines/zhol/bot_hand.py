@@ -18,12 +18,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engines.cards import JOKER, RANKS, SUITS
-
-# A card as an int: 13 * suit + rank (ace 0 ... king 12), the joker 52.
-JOKER_INDEX = 52
-INDEX = {r + s: t * 13 + q for t, s in enumerate(SUITS) for q, r in enumerate(RANKS)} | {JOKER: JOKER_INDEX}
-CODE = {i: c for c, i in INDEX.items()}
+from engines.cards import CARD_INDEX, JOKER_INDEX
 
 _EVEN = sum(1 << (2 * i) for i in range(52))  # bit 2i: card i present
 _SUIT_FIELD = (1 << 26) - 1
@@ -37,7 +32,9 @@ def waste(size: int) -> int:
 
 
 def encode(cards: list[str]) -> tuple[int, ...]:
-    return tuple(sorted(INDEX[c] for c in cards))
+    """A hand as sorted ints of the rummy layout (`engines.cards.CARD_INDEX`: 13 * suit + rank,
+    ace 0 … king 12, the joker 52), which the bit packing and rank/suit arithmetic below rely on."""
+    return tuple(sorted(CARD_INDEX[c] for c in cards))
 
 
 def pack(hand: tuple[int, ...]) -> tuple[int, int]:

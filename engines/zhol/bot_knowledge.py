@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engines.zhol.bot_hand import INDEX, JOKER_INDEX
+from engines.cards import CARD_INDEX, JOKER_INDEX
 
 SIZES = {"small": 7, "large": 14}
 COPIES = {"small": 1, "large": 2}
@@ -15,7 +15,7 @@ JOKERS = {"small": 2, "large": 4}
 class Knowledge:
     """One seat's knowledge at its turn, built from `view` (never from the match state).
 
-    Cards are int codes (`bot_hand.INDEX`). `unseen` counts, per card, the copies this seat cannot
+    Cards are int codes (`engines.cards.CARD_INDEX`). `unseen` counts, per card, the copies this seat cannot
     see: in the stock or in another hand, not known to be there. `held[s]` counts the cards seat s
     is known to hold: taken from the discard pile and not discarded since.
     """
@@ -28,19 +28,19 @@ class Knowledge:
         self.seat: int = view["turn"]["seat"]
         self.phase: str = view["turn"]["phase"]
         self.legal: list[dict[str, Any]] = view["legal_actions"]
-        self.hand: tuple[int, ...] = tuple(sorted(INDEX[c] for c in view["hand"]))
+        self.hand: tuple[int, ...] = tuple(sorted(CARD_INDEX[c] for c in view["hand"]))
         top = view["discard"]["top"]
-        self.top: int | None = INDEX[top] if top is not None else None
+        self.top: int | None = CARD_INDEX[top] if top is not None else None
         taken = table.get("taken")
-        self.taken: int | None = INDEX[taken] if taken is not None else None
-        self.pile: list[int] = [INDEX[c] for c in table.get("pile", [])]
+        self.taken: int | None = CARD_INDEX[taken] if taken is not None else None
+        self.pile: list[int] = [CARD_INDEX[c] for c in table.get("pile", [])]
         self.stock: int = view["stock"]
         self.held: list[Counter[int]] = [Counter() for _ in range(self.seats)]
         self.thrown: list[list[int]] = [[] for _ in range(self.seats)]  # discards by seat, in order
         self.took: list[list[int]] = [[] for _ in range(self.seats)]  # cards taken by seat, in order
         self.discard_log: list[tuple[int, int, int | None]] = []  # (seat, card, taken by)
         for entry in table.get("discards", []):
-            card = INDEX[entry["card"]]
+            card = CARD_INDEX[entry["card"]]
             by = entry["seat"]
             if self.held[by][card] > 0:
                 self.held[by][card] -= 1

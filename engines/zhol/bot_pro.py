@@ -27,7 +27,8 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.melds import goes_out
+from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX
+from engines.meld_solver import goes_out
 from engines.zhol import bot_hand as bh
 from engines.zhol.bot_knowledge import Knowledge
 from engines.zhol.game import RULES
@@ -265,11 +266,11 @@ class Search:
     # --- decisions ----------------------------------------------------------------------------
     def discard(self) -> int:
         know = self.know
-        options = sorted({bh.INDEX[a["card"]] for a in know.legal})
+        options = sorted({CARD_INDEX[a["card"]] for a in know.legal})
         hand = know.hand
         for card in options:
             rest = bh.without_card(hand, card)
-            if goes_out([bh.CODE[c] for c in rest], RULES):
+            if goes_out([CARD_OF[c] for c in rest], RULES):
                 return card
         scored = []
         for card in options:
@@ -301,7 +302,7 @@ class Search:
             win, closer = danger[card]
             # feeding a card that only brings the next player closer costs a little
             value = race(mine, theirs) * (1 - win) * (1 - CLOSER * closer)
-            if card == bh.JOKER_INDEX:
+            if card == JOKER_INDEX:
                 value -= 1e-9
             if value > best_value:
                 best_value, best_card = value, card
@@ -318,7 +319,7 @@ class Search:
         taken = bh.with_card(hand, top)
         for card in sorted(set(hand)):
             # the card taken may not go back; winning by throwing another is what counts
-            if goes_out([bh.CODE[c] for c in bh.without_card(taken, card)], RULES):
+            if goes_out([CARD_OF[c] for c in bh.without_card(taken, card)], RULES):
                 return "discard"
         now = bh.deficiency(hand, self.size)
         after = bh.deficiency(taken, self.size)
@@ -345,4 +346,4 @@ def choose(
     search = Search(know, rng, features, budget)
     if know.phase == "draw":
         return {"type": "draw", "pile": search.draw()}
-    return {"type": "discard", "card": bh.CODE[search.discard()]}
+    return {"type": "discard", "card": CARD_OF[search.discard()]}

@@ -12,7 +12,7 @@ from typing import Any
 
 from engines.base import Action
 from engines.cards import JOKER, RANKS
-from engines.melds import best_split, goes_out
+from engines.meld_solver import best_split, goes_out
 from engines.solver_level import discard_reason, least_deadwood, take_reason
 from engines.zhol.game import RULES
 

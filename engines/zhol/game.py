@@ -49,9 +49,10 @@ from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
-from engines.cards import ALL_CODES, JOKER, RANKS, SUITS, deck, same_multiset
+from engines.cards import ALL_CODES, CARD_INDEX, JOKER, deck, same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
-from engines.melds import Meld, MeldRules, Split, best_split, goes_out
+from engines.meld_solver import Split, best_split, goes_out
+from engines.melds import Meld, MeldRules
 
 RULES = MeldRules(
     ace_low=True,
@@ -69,13 +70,13 @@ VARIANTS = {
     "small": (1, 2, 7),
     "large": (2, 4, 14),
 }
-SORT_KEY = {r + s: i * 13 + j for i, s in enumerate(SUITS) for j, r in enumerate(RANKS)} | {JOKER: 99}
 DRAW_SHAPE = 'a draw is {"type": "draw", "pile": "stock"} or {"type": "draw", "pile": "discard"}'
 DISCARD_SHAPE = 'a discard is {"type": "discard", "card": "<card code such as 7H>"}'
 
 
 def sort_hand(cards: list[str]) -> list[str]:
-    return sorted(cards, key=SORT_KEY.__getitem__)
+    """By suit (S H D C), ace low to king, jokers last: the order of `CARD_INDEX`."""
+    return sorted(cards, key=CARD_INDEX.__getitem__)
 
 
 def unmatched(card: str) -> int:

@@ -24,7 +24,8 @@ from typing import Any
 from engines.base import Action
 from engines.cards import JOKER, RANKS
 from engines.errors import IllegalAction
-from engines.melds import Meld, Split, best_split
+from engines.meld_solver import Split, best_split
+from engines.melds import Meld
 from engines.zoliky.bot_hand import find_close, slots_of
 from engines.zoliky.bot_knowledge import Knowledge, read_view
 from engines.zoliky.bot_policy import HARD, decide

@@ -15,7 +15,8 @@ from itertools import combinations
 from typing import Any
 
 from engines.cards import JOKER, RANKS, SUITS
-from engines.melds import Meld, best_split
+from engines.meld_solver import best_split
+from engines.melds import Meld
 from engines.zoliky.rules import OPENING_POINTS, RULES, card_points, is_pure_run, meld_points, read_meld
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from engines.cards import JOKER, RANK_VALUE, STANDARD_52, rank, suit
+from engines.cards import CARD_INDEX, JOKER, RANK_VALUE, rank, suit
 from engines.melds import Meld, MeldRules, classify, interpretations
 
 # docs/rules/zoliky.md "Melds": aces low or high (never wrapping), sets of 3–4 distinct suits,
@@ -143,9 +143,6 @@ def hand_shortfall(hand: Sequence[str], used: Iterable[str]) -> str | None:
     return None
 
 
-# Hand order: by suit (S H D C), then rank A…K; jokers last.
-_ORDER = {code: i for i, code in enumerate([*STANDARD_52, JOKER])}
-
-
 def sort_key(code: str) -> int:
-    return _ORDER[code]
+    """Hand order: by suit (S H D C), then rank A…K; jokers last (the order of `CARD_INDEX`)."""
+    return CARD_INDEX[code]

@@ -1,4 +1,4 @@
-"""Tests of engines.melds: meld readings against docs/rules/ and best_split against brute force."""
+"""Tests of engines.melds (readings against docs/rules/) and engines.meld_solver (against brute force)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.cards import JOKER, RANKS, STANDARD_52, SUITS
-from engines.melds import Meld, MeldRules, best_split, classify, goes_out, interpretations
+from engines.meld_solver import best_split, goes_out
+from engines.melds import Meld, MeldRules, classify, interpretations
 
 ZHOL = MeldRules(ace_low=True, ace_high=True)
 ZOLIKY = MeldRules(ace_low=True, ace_high=True, wild_at_run_ends=False)

@@ -6,11 +6,12 @@ import random
 
 import pytest
 
+from engines.cards import ACE_HIGH_CARD_OF, ACE_HIGH_INDEX
 from engines.spades import GAME
 from engines.spades import bot as spades_bot
 from engines.spades.bot import LEVELS, choose_bid, estimate_tricks, heuristic_action
-from engines.spades.bot_policy import CODE_OF, INT_OF, Seen, masks_of
-from engines.spades.game import DECK, SORT_KEY
+from engines.spades.bot_policy import Seen, masks_of
+from engines.spades.game import DECK
 from engines.spades.search import Sampler, candidate_cards, hand_outcome
 
 ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
@@ -80,7 +81,7 @@ def reshuffle_hidden(state: dict, seat: int, rng: random.Random) -> dict:
         at = 0
         for s in seats:
             size = len(state["hands"][s])
-            other["hands"][s] = sorted(hidden[at : at + size], key=SORT_KEY.__getitem__)
+            other["hands"][s] = sorted(hidden[at : at + size], key=ACE_HIGH_INDEX.__getitem__)
             at += size
         if other["hands"] != state["hands"]:
             break
@@ -272,10 +273,10 @@ def test_seen_reads_played_cards_and_voids_from_the_view():
     seen = Seen(view)
     # Seat 2 and seat 3 showed out of hearts.
     assert seen.voids[2] == 1 << 1 and seen.voids[3] == 1 << 1 and seen.voids[1] == 0
-    assert seen.trick == [(3, INT_OF["6S"])]
+    assert seen.trick == [(3, ACE_HIGH_INDEX["6S"])]
     assert seen.tricks_left == 12 and seen.counts == [12, 12, 12, 11]
     gone = {"2H", "QH", "2C", "5S", "6S"}
-    out = {CODE_OF[k * 13 + r] for k in range(4) for r in range(13) if seen.out[k] >> r & 1}
+    out = {ACE_HIGH_CARD_OF[k * 13 + r] for k in range(4) for r in range(13) if seen.out[k] >> r & 1}
     assert out == set(DECK) - gone - set(view["hand"])
     assert seen.hand == masks_of(view["hand"])
 
@@ -322,7 +323,7 @@ def test_touching_cards_are_one_candidate():
     bid_all(state, [3, 3, 3, 3])
     seen = Seen(GAME.view(state, 0))
     # Hearts 2-T all touch (seat 0 holds every heart below the queen): one heart, one candidate.
-    cards = [CODE_OF[c] for c in candidate_cards(seen)]
+    cards = [ACE_HIGH_CARD_OF[c] for c in candidate_cards(seen)]
     assert cards == ["2H"]
 
 

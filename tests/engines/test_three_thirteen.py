@@ -22,7 +22,8 @@ from engines.errors import (
     MatchNotActive,
     NotYourTurn,
 )
-from engines.melds import best_split, classify
+from engines.meld_solver import best_split
+from engines.melds import classify
 from engines.three_thirteen import GAME
 from engines.three_thirteen import rules as tt
 from engines.three_thirteen.game import BOOLEAN_OPTIONS

@@ -13,7 +13,8 @@ import pytest
 from engines.base import redact_event
 from engines.cards import ALL_CODES, JOKER, deck
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
-from engines.melds import best_split, interpretations
+from engines.meld_solver import best_split
+from engines.melds import interpretations
 from engines.zhol import GAME, RULES, choose_discard
 from engines.zhol.bot import choose_action
 from engines.zhol.game import sort_hand, unmatched

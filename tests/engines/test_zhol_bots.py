@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.cards import JOKER, deck
-from engines.melds import goes_out
+from engines.cards import CARD_INDEX, CARD_OF, JOKER, deck
+from engines.meld_solver import goes_out
 from engines.zhol import GAME, RULES, bot_hand, bot_pro
 from engines.zhol import bot as zbot
 from engines.zhol.bot_knowledge import Knowledge
@@ -184,10 +184,10 @@ def test_knowledge_counts_exactly_the_cards_a_seat_cannot_see():
             hidden = Counter(state["stock"])
             for s in range(seats):
                 if s != seat:
-                    mine = Counter(bot_hand.INDEX[c] for c in state["hands"][s])
+                    mine = Counter(CARD_INDEX[c] for c in state["hands"][s])
                     assert not know.held[s] - mine
                     hidden.update(state["hands"][s])
-            truth = Counter({bot_hand.INDEX[c]: n for c, n in hidden.items()})
+            truth = Counter({CARD_INDEX[c]: n for c, n in hidden.items()})
             for s in range(seats):
                 if s != seat:
                     truth.subtract(know.held[s])
@@ -220,7 +220,7 @@ def rearranged(state: dict, seat: int, rng: random.Random) -> dict:
     """The same state with the cards `seat` cannot see (other hands, the stock) dealt anew: sizes
     stay, and the cards another player was seen taking from the pile (and still holds) stay there."""
     know = Knowledge(GAME.view(state, seat))
-    known = {s: [bot_hand.CODE[c] for c in know.held[s].elements()] for s in range(len(state["hands"]))}
+    known = {s: [CARD_OF[c] for c in know.held[s].elements()] for s in range(len(state["hands"]))}
     return harness.rearranged(state, seat, known, rng, order=lambda c: (c == JOKER, "SHDC".find(c[1]), c))
 
 
