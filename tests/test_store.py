@@ -110,9 +110,10 @@ def test_a_cluster_that_serves_no_slot_is_a_503_and_leaves_the_catalogue_answeri
     """A real redis-server in cluster mode with no slot assigned answers every key command with
     CLUSTERDOWN, as a cluster does while it fails over: the rate count is skipped for what needs
     no store, and what does is a 503 the client may retry."""
-    from service.embedded import free_port, redis_binary
+    from service.embedded import redis_binary
+    from tests.cluster_helpers import cluster_port
 
-    port = free_port()
+    port = cluster_port()  # its cluster bus (+10000) must be a free port too
     args = [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path)]
     args += ["--save", "", "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf")]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
