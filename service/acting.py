@@ -12,7 +12,7 @@ import redis
 
 from service import codec, errors
 from service.following import FollowingMixin
-from service.match_core import Write, body_hash, game_of, host_seat, match_status
+from service.match_core import Write, body_hash, game_of, host_seat, match_status, resigned
 from service.store import IN_PROGRESS, Loaded
 
 log = logging.getLogger("cardtable.matches")
@@ -69,7 +69,7 @@ class ActingMixin(FollowingMixin):
             record = loaded.record
             if record["state"] is None or record["status"] != "playing":
                 raise errors.MatchNotActive(f"the match is {match_status(record)}, not in play")
-            if action.get("type") != "resign" and seat in game_of(record).resigned_seats(record["state"]):
+            if action.get("type") != "resign" and resigned(record, seat):
                 # The bot that plays the seat on moves for it; the person's move would race it.
                 raise errors.NotYourTurn("you have resigned: a bot plays this seat now")
             events = game_of(record).apply(record["state"], seat, action)

@@ -7,7 +7,7 @@ from typing import Any
 
 from engines.base import redact_event
 from service import errors, hints
-from service.match_core import MatchCore, game_of, host_seat, match_status
+from service.match_core import MatchCore, game_of, host_seat, match_status, resigned
 from service.store import Loaded, channel
 from service.waiters import Waiter
 
@@ -145,23 +145,16 @@ def _players(record: dict[str, Any], game_view: dict[str, Any]) -> list[dict[str
 def _legal_actions(
     record: dict[str, Any], game_view: dict[str, Any], status: str, seat: int | None
 ) -> list[dict[str, Any]]:
+    if seat is not None and resigned(record, seat):
+        # A bot plays a resigned seat on (games of 3+ players): the person has no moves left.
+        return []
     legal = game_view["legal_actions"] if status == "active" else []
-    if seat is not None and record["state"] is not None:
-        if seat in game_of(record).resigned_seats(record["state"]):
-            # A bot plays a resigned seat on (games of 3+ players): the person has no moves left.
-            legal = []
-    if seat is not None and _may_resign(record, status, seat):
+    if seat is not None and status in ("active", "round_over") and not record["seats"][seat].get("left"):
         # Every engine takes a resignation from any seat still playing, on its turn or not,
         # between rounds too; engines leave it out of legal_actions (a bot picking at random
         # from them must never resign), so the view adds it for the person in the seat.
         legal = [*legal, {"type": "resign"}]
     return legal
-
-
-def _may_resign(record: dict[str, Any], status: str, seat: int) -> bool:
-    if status not in ("active", "round_over") or record["seats"][seat].get("left"):
-        return False
-    return seat not in game_of(record).resigned_seats(record["state"])
 
 
 def revealed_deals(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -167,9 +167,15 @@ def bot_level(record: dict[str, Any], seat: int | None) -> str | None:
     entry = record["seats"][seat]
     if entry["kind"] == "bot":
         return entry["level"]
-    if seat in game_of(record).resigned_seats(record["state"]):
+    if resigned(record, seat):
         return _RESIGNED_LEVEL
     return None
+
+
+def resigned(record: dict[str, Any], seat: int) -> bool:
+    """Whether `seat` has resigned; in games of three or more the match plays on with a bot in it."""
+    state = record["state"]
+    return state is not None and seat in game_of(record).resigned_seats(state)
 
 
 def pending_job(record: dict[str, Any]) -> str | None:
@@ -185,8 +191,7 @@ def pending_job(record: dict[str, Any]) -> str | None:
     seat = game_of(record).to_move(record["state"])
     if seat is None:
         return None
-    entry = record["seats"][seat]
-    if entry["kind"] == "bot" or seat in game_of(record).resigned_seats(record["state"]):
+    if bot_level(record, seat) is not None:
         return "bot"
     clock = record.get("clock")
     return "clock" if clock and clock["seat"] == seat else None

@@ -11,7 +11,7 @@ from engines.registry import GAMES
 from service import errors, hints
 from service.following import FollowingMixin
 from service.lobby_index import LobbyIndex
-from service.match_core import Write, game_of, hash_token, match_options, match_status, new_token
+from service.match_core import Write, game_of, hash_token, match_options, match_status, new_token, resigned
 from service.store import Loaded
 
 RESIGN = {"type": "resign"}
@@ -139,7 +139,7 @@ class SeatsMixin(FollowingMixin):
             elif status in ("active", "round_over"):
                 if entry.get("left"):
                     raise errors.MatchNotActive("you already left this match")
-                if seat not in game_of(record).resigned_seats(record["state"]):
+                if not resigned(record, seat):
                     # A seat that resigned already (the match plays on without it) just leaves.
                     events = game_of(record).apply(record["state"], seat, dict(RESIGN))
                     events.append({"type": "leave", "seat": seat})
