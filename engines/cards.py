@@ -55,11 +55,6 @@ def same_multiset(a: list[str], b: list[str]) -> bool:
     return len(a) == len(b) and sorted(a) == sorted(b)
 
 
-def card_index(code: str) -> int:
-    """The rummy-layout int of a card code (`CARD_INDEX`); hot loops index the dict directly."""
-    return CARD_INDEX[code]
-
-
 def card_of(index: int) -> str:
     """The card code of a rummy-layout int (`CARD_OF`)."""
     return CARD_OF[index]

@@ -37,7 +37,8 @@ RANDOM_MOVES = {"spades": 0.0}  # the share of moves chosen at random rather tha
 
 
 def cards_of(obj) -> collections.Counter:
-    """Every string in `obj` (a view, an event) that is a card code of the game's deck."""
+    """How often each string stands in `obj` (a view), card codes among them; counted, unlike
+    tests/api_helpers.cards_in, so a view showing a card more often than a spectator's is caught."""
     found: collections.Counter = collections.Counter()
     stack = [obj]
     while stack:
@@ -52,9 +53,8 @@ def cards_of(obj) -> collections.Counter:
 
 
 def check_views(game: Game, state, deck: collections.Counter) -> None:
-    seats = len(game.view(state, None)["players"])
-    views = [game.view(state, s) for s in range(seats)]
     public = game.view(state, None)
+    views = [game.view(state, s) for s in range(len(public["players"]))]
     assert public["hand"] is None and public["legal_actions"] == []
     hands = [collections.Counter(v["hand"]) for v in views]
     seen = cards_of({k: v for k, v in public.items() if k != "round_result"})
