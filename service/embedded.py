@@ -27,12 +27,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_redis(data_dir: str, port: int | None = None, persist: bool = True) -> tuple[subprocess.Popen, str]:
-    """Start redis-server on loopback; return the process and its URL once it answers PING."""
+def start_redis(
+    data_dir: str, port: int | None = None, persist: bool = True, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen, str]:
+    """Start redis-server on loopback (`extra`: more of its options); return the process and its
+    URL once it answers PING."""
     os.makedirs(data_dir, exist_ok=True)
     port = port or free_port()
     args = [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", data_dir, "--save", ""]
-    args += ["--appendonly", "yes" if persist else "no", "--daemonize", "no"]
+    args += ["--appendonly", "yes" if persist else "no", "--daemonize", "no", *extra]
     log = open(os.path.join(data_dir, "redis.log"), "ab")
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     url = f"redis://127.0.0.1:{port}/0"

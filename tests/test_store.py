@@ -4,7 +4,6 @@ to connections and scripts, and never mix up two threads' replies."""
 from __future__ import annotations
 
 import socket
-import subprocess
 import threading
 import time
 
@@ -110,23 +109,13 @@ def test_a_cluster_that_serves_no_slot_is_a_503_and_leaves_the_catalogue_answeri
     """A real redis-server in cluster mode with no slot assigned answers every key command with
     CLUSTERDOWN, as a cluster does while it fails over: the rate count is skipped for what needs
     no store, and what does is a 503 the client may retry."""
-    from service.embedded import redis_binary
+    from service.embedded import start_redis
     from tests.cluster_helpers import cluster_port
 
-    port = cluster_port()  # its cluster bus (+10000) must be a free port too
-    args = [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path)]
-    args += ["--save", "", "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf")]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cluster = ("--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"))
+    # The port's cluster bus (+10000) must be free too.
+    proc, url = start_redis(str(tmp_path), port=cluster_port(), persist=False, extra=cluster)
     try:
-        url = f"redis://127.0.0.1:{port}/0"
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                redis.Redis.from_url(url).ping()
-                break
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline and proc.poll() is None, "redis-server did not start"
-                time.sleep(0.05)
         with pytest.raises(redis.exceptions.ClusterDownError):
             redis.Redis.from_url(url).incr("x")
         c = create_app(Config(REDIS_URL=url, RATE_LIMIT=100)).test_client()

@@ -15,6 +15,7 @@ from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
+from engines.cards import same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive
 
 RANKS = "AKQJT98765432"
@@ -31,7 +32,7 @@ class HighCardGame(Game):
         return list(DECK)
 
     def new_match(self, options, num_seats, seed, deck=None, deal_key=None) -> tuple[State, list[Event]]:
-        if deck is not None and sorted(deck) != sorted(DECK):
+        if deck is not None and not same_multiset(deck, DECK):
             raise InvalidOptions("a stacked deck must hold each of the 16 cards once")
         state: State = {
             "status": "active",
