@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, TypedDict
 
 from engines import rng as rngmod
 from engines.errors import InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
@@ -25,7 +26,56 @@ State = dict[str, Any]
 Action = dict[str, Any]
 Event = dict[str, Any]
 
-BOT_LEVELS = ("easy", "medium", "hard", "pro")
+
+class Turn(TypedDict):
+    seat: int | None
+    phase: str | None
+    deadline: float | None
+
+
+class View(TypedDict):
+    """The game part of a seat's view (docs/api.md, "Views"); the service adds the match's own
+    fields (id, version, host, options, ...) around it. `Game.view` builds it: a game supplies
+    only its table and what it shows of each player besides cards and resignation."""
+
+    status: str
+    round: int
+    turn: Turn
+    players: list[dict[str, Any]]
+    hand: list[str] | None
+    stock: int
+    discard: dict[str, Any] | None
+    table: dict[str, Any]
+    scores: dict[str, int]
+    legal_actions: list[Action]
+    round_result: dict[str, Any] | None
+    winners: list[int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one change did, read once by the service: the events, the match's status after it,
+    the seat it now waits for (None between rounds and at the end), the seats that have resigned,
+    and the round's result when the change ended a round."""
+
+    events: list[Event]
+    status: str
+    to_move: int | None
+    resigned: frozenset[int]
+    result: dict[str, Any] | None = None
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars), several times faster than deepcopy;
+    a view never shares a mutable part with the state it was built from."""
+    if type(value) is dict:
+        return {k: json_copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [json_copy(v) for v in value]
+    return value
+
+
+BOT_LEVELS = ("easy", "medium", "hard", "pro")  # offered to clients; engines/bots.py adds "solver"
 
 # One event vocabulary in every game (docs/api.md, "Events"). The service writes the match's own
 # events; every engine starts a round with `deal` and ends it with `round_over`, and ends the
@@ -172,32 +222,162 @@ class Game:
             return {i for i, flag in enumerate(flags) if flag}
         return {p["seat"] for p in self.view(state, None)["players"] if p.get("resigned")}
 
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
-        """Apply `action` by `seat`, mutating `state`; return the events.
+    # --- moves: the template every game fills in --------------------------------------
+    # Actions a seat may take out of turn, and the statuses in which each is accepted.
+    anytime: ClassVar[dict[str, tuple[str, ...]]] = {"resign": ("active", "round_over")}
 
-        Raises an EngineError and leaves `state` untouched when the action is refused.
+    def apply(self, state: State, seat: int, action: Action) -> Step:
+        """Apply `action` by `seat`, mutating `state`; one `Step` says what changed.
+
+        The checks run in this order for every game, each with its error (docs/api.md, "Errors"):
+
+        1. the shape: a JSON object of a known type with well-formed fields
+           (`parse_action`; InvalidAction, 400);
+        2. the match is in play: active, or for `anytime` actions any status listed there
+           (MatchNotActive, 409);
+        3. the seat plays in this match (NotYourTurn, 409);
+        4. it is the seat's turn, unless the action is one of `anytime` (NotYourTurn, 409);
+        5. the rules of the game, in `_apply` (IllegalAction, 422).
+
+        A refused action raises before anything in `state` changes.
         """
+        action = self.parse_action(state, action)
+        kind = action["type"]
+        statuses = self.anytime.get(kind)
+        if state["status"] not in (statuses or ("active",)):
+            raise MatchNotActive("the match is not in play right now")
+        if type(seat) is not int or not 0 <= seat < len(state["hands"]):
+            raise NotYourTurn(f"seat {seat!r} does not play in this match")
+        if statuses is None and seat != self.to_move(state):
+            raise NotYourTurn("it is not your turn")
+        return self.step(state, self._apply(state, seat, action))
+
+    def parse_action(self, state: State, action: Any) -> Action:
+        """`action` checked against the game's action shapes and returned normalised;
+        InvalidAction on anything else (step 1 of `apply`)."""
         raise NotImplementedError
 
-    def start_next_round(self, state: State) -> list[Event]:
+    def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        """The game's rules for a well-formed action by the seat whose turn it is (or an
+        `anytime` action): mutate `state` and return the events, or raise IllegalAction
+        leaving `state` untouched."""
+        raise NotImplementedError
+
+    def step(self, state: State, events: list[Event]) -> Step:
+        """The `Step` for `events` just applied to `state`."""
+        result = None
+        for event in events:
+            if event["type"] == "round_over":
+                result = event.get("result")
+        return Step(
+            events, state["status"], self.to_move(state), frozenset(self.resigned_seats(state)), result
+        )
+
+    def start_next_round(self, state: State) -> Step:
         """Deal the next round or hand after `round_over`."""
+        if state["status"] != "round_over":
+            raise MatchNotActive("the next round can be dealt only when a round is over")
+        return self.step(state, self._next_round(state))
+
+    def _next_round(self, state: State) -> list[Event]:
         raise NotImplementedError
 
-    def end_match(self, state: State) -> list[Event]:
+    def end_match(self, state: State) -> Step:
         """The host ends the match now (games with `target_wins`); the leader(s) win."""
+        return self.step(state, self._end_match(state))
+
+    def _end_match(self, state: State) -> list[Event]:
         raise MatchNotActive(f"{self.name} matches cannot be ended early")
 
-    def apply_timeout(self, state: State, seat: int) -> list[Event]:
+    def apply_timeout(self, state: State, seat: int) -> Step:
         """The turn clock ran out for `seat`: play for it (games with a clock)."""
+        return self.step(state, self._timeout(state, seat))
+
+    def _timeout(self, state: State, seat: int) -> list[Event]:
         raise MatchNotActive(f"{self.name} has no turn clock")
 
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """What `seat` (None: a spectator) may see: the game part of the view (docs/api.md, "Views")."""
+    # --- views: the envelope is built here, a game supplies its parts ----------------
+    def view(self, state: State, seat: int | None) -> View:
+        """What `seat` (None: a spectator) may see: the game part of the view (docs/api.md,
+        "Views"). A seat number that does not play here sees what a spectator sees."""
+        hands = state["hands"]
+        viewer = seat if type(seat) is int and 0 <= seat < len(hands) else None
+        mover = self.to_move(state)
+        resigned = state["resigned"]
+        winners = state["winners"]
+        return {
+            "status": state["status"],
+            "round": state["round"],
+            "turn": {"seat": mover, "phase": state["phase"] if mover is not None else None, "deadline": None},
+            "players": [
+                {"seat": s, "cards": len(hand), "resigned": resigned[s], **self.player_view(state, s)}
+                for s, hand in enumerate(hands)
+            ],
+            "hand": self.hand_view(state, viewer) if viewer is not None else None,
+            "stock": self.stock_view(state),
+            "discard": self.discard_view(state),
+            "table": self.table_view(state, viewer),
+            "scores": self.scores(state),
+            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
+            "round_result": self.result_view(state["round_result"]),
+            "winners": list(winners) if winners is not None else None,
+        }
+
+    @staticmethod
+    def waiting_view(num_seats: int, seat: int | None) -> View:
+        """The view of a match still waiting for players: the envelope with nothing dealt."""
+        return {
+            "status": "waiting",
+            "round": 0,
+            "turn": {"seat": None, "phase": None, "deadline": None},
+            "players": [{"seat": s, "cards": 0, "resigned": False} for s in range(num_seats)],
+            "hand": [] if seat is not None else None,
+            "stock": 0,
+            "discard": None,
+            "table": {},
+            "scores": {},
+            "legal_actions": [],
+            "round_result": None,
+            "winners": None,
+        }
+
+    def player_view(self, state: State, seat: int) -> dict[str, Any]:
+        """What everyone sees of `seat` besides its card count and resignation."""
+        return {}
+
+    def hand_view(self, state: State, seat: int) -> list[str]:
+        """The viewer's own hand, in the order the game shows it."""
+        return list(state["hands"][seat])
+
+    def stock_view(self, state: State) -> int:
+        return len(state["stock"])
+
+    def discard_view(self, state: State) -> dict[str, Any] | None:
+        discard = state["discard"]
+        return {"top": discard[-1] if discard else None, "count": len(discard)}
+
+    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """The game's public table, as `seat` may see it."""
         raise NotImplementedError
 
-    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
-        """A bot's decision from its seat's view only. The default plays a random legal action."""
-        return rng.choice(view["legal_actions"])
+    def scores(self, state: State) -> dict[str, int]:
+        """The match score by seat (or partnership) number as a string."""
+        raise NotImplementedError
+
+    def result_view(self, result: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A copy of the last round's result for a view (a game with a fixed shape may copy faster)."""
+        return json_copy(result)
+
+    # --- bots ----------------------------------------------------------------------------
+    # The module whose import registers this game's bots (engines/bots.py); no game imports
+    # its bots, so the rules never depend on them. None: every level plays at random.
+    bots_module: ClassVar[str | None] = None
+
+    def bot_action(self, view: Mapping[str, Any], level: str, rng: random.Random) -> Action:
+        """A bot's decision from its seat's view only (engines/bots.py finds the bot)."""
+        from engines import bots
+
+        return bots.decide(self, view, level, rng)
 
     # --- helpers for subclasses --------------------------------------------
     @staticmethod

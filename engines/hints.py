@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from engines.base import Action
@@ -37,13 +38,13 @@ HINT_BUDGET: dict[str, dict[str, Any]] = {
 }
 
 
-def view_rng(view: dict[str, Any]) -> random.Random:
+def view_rng(view: Mapping[str, Any]) -> random.Random:
     """A generator seeded from the seat's view: the same view, the same hint."""
     text = json.dumps(view, sort_keys=True, separators=(",", ":"), default=str)
     return random.Random(hashlib.sha256(text.encode()).hexdigest())
 
 
-def hint(game_id: str, view: dict[str, Any]) -> dict[str, Any]:
+def hint(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     """{"action", "reason"} for the seat whose view this is; its turn, with a legal action."""
     legal = [a for a in view["legal_actions"] if a.get("type") != "resign"]
     if not legal:
@@ -62,9 +63,9 @@ def _complete(action: Action) -> bool:
 
 def _pro_with_reason(game_id: str, view: dict[str, Any], rng: random.Random) -> tuple[Action, str | None]:
     if game_id == "spades":
-        from engines.spades import bot_solver as spades_words
-        from engines.spades import search
-        from engines.spades.bot_policy import Seen
+        from engines.spades.bots import search
+        from engines.spades.bots import solver as spades_words
+        from engines.spades.bots.policy import Seen
 
         budget = HINT_BUDGET["spades"]
         action = search.decide(Seen(view), rng, budget["samples"], budget["time_limit"])

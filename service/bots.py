@@ -39,7 +39,7 @@ class BotsMixin(MatchCore):
         status = match_status(record)
         game = game_of(record)
         if status == "round_over" and host_seat(record) is None:
-            events = game.start_next_round(record["state"])
+            events = game.start_next_round(record["state"]).events
             return "next-round" if self._commit(match_id, loaded, record, events) else "stale"
         if status != "active":
             return "idle"
@@ -51,7 +51,7 @@ class BotsMixin(MatchCore):
         rng = random.Random(f"bot:{match_id}:{version}")
         since = record.get("at")
         try:
-            events = game.apply(record["state"], seat, game.bot_action(view, level, rng))
+            events = game.apply(record["state"], seat, game.bot_action(view, level, rng)).events
         except Exception as exc:
             # A bot bug must not stall the match: log it, count it and play a random legal
             # action instead. The log has the bot's stack but not the error's text, which may
@@ -68,7 +68,7 @@ class BotsMixin(MatchCore):
             if loaded is None or loaded.version != version:
                 return "stale"
             record = loaded.record
-            events = game.apply(record["state"], seat, rng.choice(view["legal_actions"]))
+            events = game.apply(record["state"], seat, rng.choice(view["legal_actions"])).events
         for e in events:
             e.setdefault("bot", True)
         if not self._commit(match_id, loaded, record, events):
@@ -89,7 +89,7 @@ class BotsMixin(MatchCore):
             early = clock["deadline"] - time.time()
             if early > 0:
                 time.sleep(early)
-            events = game_of(record).apply_timeout(record["state"], clock["seat"])
+            events = game_of(record).apply_timeout(record["state"], clock["seat"]).events
             for e in events:
                 e.setdefault("auto", True)
             return Write(events, "played")

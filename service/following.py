@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.base import redact_event
+from engines.base import Game, View, redact_event
 from service import errors, hints
 from service.match_core import MatchCore, game_of, host_seat, match_status, resigned
 from service.store import Loaded, channel
@@ -107,26 +107,14 @@ class FollowingMixin(MatchCore):
         }
 
 
-def _game_view(record: dict[str, Any], seat: int | None) -> dict[str, Any]:
+def _game_view(record: dict[str, Any], seat: int | None) -> View:
     """The engine's view for `seat`, or an empty table before the first deal."""
     if record["state"] is not None:
         return game_of(record).view(record["state"], seat)
-    return {
-        "round": 0,
-        "turn": {"seat": None, "phase": None, "deadline": None},
-        "players": [{"seat": s["seat"], "cards": 0, "resigned": False} for s in record["seats"]],
-        "hand": [] if seat is not None else None,
-        "stock": 0,
-        "discard": None,
-        "table": {},
-        "scores": {},
-        "legal_actions": [],
-        "round_result": None,
-        "winners": None,
-    }
+    return Game.waiting_view(len(record["seats"]), seat)
 
 
-def _players(record: dict[str, Any], game_view: dict[str, Any]) -> list[dict[str, Any]]:
+def _players(record: dict[str, Any], game_view: View) -> list[dict[str, Any]]:
     seats = record["seats"]
     players = []
     for p in game_view["players"]:
@@ -143,7 +131,7 @@ def _players(record: dict[str, Any], game_view: dict[str, Any]) -> list[dict[str
 
 
 def _legal_actions(
-    record: dict[str, Any], game_view: dict[str, Any], status: str, seat: int | None
+    record: dict[str, Any], game_view: View, status: str, seat: int | None
 ) -> list[dict[str, Any]]:
     if seat is not None and resigned(record, seat):
         # A bot plays a resigned seat on (games of 3+ players): the person has no moves left.

@@ -9,6 +9,7 @@ so the match's version moves on like for any other change.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from engines import hints as engine_hints
@@ -51,7 +52,7 @@ def hints_used(record: dict[str, Any], seat: int) -> int:
     return used[seat] if seat < len(used) else 0
 
 
-def compute(game_id: str, view: dict[str, Any]) -> dict[str, Any]:
+def compute(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     """The hint for a seat's game view, off the event loop when the process runs gevent.
 
     A hint is tens of milliseconds of Python. In a gevent worker the loop would stall for all

@@ -141,7 +141,7 @@ class SeatsMixin(FollowingMixin):
                     raise errors.MatchNotActive("you already left this match")
                 if not resigned(record, seat):
                     # A seat that resigned already (the match plays on without it) just leaves.
-                    events = game_of(record).apply(record["state"], seat, dict(RESIGN))
+                    events = game_of(record).apply(record["state"], seat, dict(RESIGN)).events
                     events.append({"type": "leave", "seat": seat})
                 entry["left"] = True
             else:

@@ -32,13 +32,13 @@ def replay(history: dict[str, Any], game: Game | None = None) -> int:
     done, steps = len(first), 0
     while done < len(events):
         if game.status(state) == "round_over":
-            produced = _plain(game.start_next_round(state))
+            produced = _plain(game.start_next_round(state).events)
         else:
             seat = game.to_move(state)
             assert seat is not None, f"nothing to play, yet events remain after seq {done}"
             for action in game.legal_actions(state, seat):
                 trial = game.clone(state)
-                produced = _plain(game.apply(trial, seat, action))
+                produced = _plain(game.apply(trial, seat, action).events)
                 if produced == events[done : done + len(produced)]:
                     state = trial
                     break

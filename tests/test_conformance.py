@@ -88,7 +88,7 @@ def playout(game: Game, seed: int, seats: int) -> int:
         if status == "finished":
             return step
         if status == "round_over":
-            events = game.start_next_round(state)
+            events = game.start_next_round(state).events
             continue
         check_views(game, state, deck)
         seat = game.to_move(state)
@@ -108,7 +108,7 @@ def playout(game: Game, seed: int, seats: int) -> int:
             action = game.bot_action(game.view(state, seat), "easy", rng)
         else:
             action = rng.choice(legal)
-        events = game.apply(state, seat, action)
+        events = game.apply(state, seat, action).events
     raise AssertionError(f"{game.id}: no end after {STEPS} steps (seed {seed})")
 
 

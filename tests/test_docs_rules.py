@@ -18,8 +18,7 @@ from engines.cards import JOKER
 from engines.errors import IllegalAction
 from engines.meld_solver import best_split
 from engines.registry import GAMES
-from engines.spades.game import legal_cards, trick_winner
-from engines.spades.scoring import score_hand
+from engines.spades.rules import legal_cards, score_hand, trick_winner
 from engines.three_thirteen import rules as tt
 from engines.zoliky.rules import card_points, meld_points, read_meld
 
@@ -103,7 +102,7 @@ def check_zoliky_opening(ex: dict) -> None:
     if "refused" in ex:
         _refused(state, 0, action, ex["refused"])
         return
-    events = GAMES["zoliky"].apply(state, 0, action)
+    events = GAMES["zoliky"].apply(state, 0, action).events
     assert [e["type"] for e in events] == ["meld"] * len(melds)
     assert state["opened"][0] and state["hands"][0] == ["9C"]
 

@@ -30,87 +30,33 @@ vocabulary of docs/api.md, "Events".
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
-from engines.cards import ACE_HIGH_CARD_OF, ACE_HIGH_INDEX, SUITS, same_multiset
-from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
-from engines.spades.scoring import score_hand
-
-NUM_SEATS = 4
-SEATS = range(NUM_SEATS)
-TEAMS = ("0", "1", "0", "1")  # the team key of each seat, as in `scores`
-TRICKS_PER_HAND = 13
-# The deck in the order of the ace-high layout (by suit S H D C, 2 … A), which also orders hands.
-DECK = ACE_HIGH_CARD_OF
-CARD_SET = frozenset(DECK)
-# Rank strength 0 ('2') … 12 ('A').
-RANK_INDEX = {c: ACE_HIGH_INDEX[c] % 13 for c in DECK}
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-# Trick strength of each card given the led suit: any spade beats any other card, a card of
-# another suit than the led one and spades never wins.
-POWER = {
-    led: {c: (100 + RANK_INDEX[c] if c[1] == "S" else RANK_INDEX[c] if c[1] == led else -1) for c in DECK}
-    for led in SUITS
-}
-
-
-def _seated(leader: int, cards: list[str]) -> list[dict[str, Any]]:
-    """The cards of a trick with the seat that played each, the leader first."""
-    return [{"seat": (leader + i) % NUM_SEATS, "card": c} for i, c in enumerate(cards)]
-
+from engines.cards import ACE_HIGH_INDEX, same_multiset
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions
+from engines.spades import view
+from engines.spades.rules import (
+    CARD_SET,
+    DECK,
+    NUM_SEATS,
+    SUIT_NAMES,
+    TRICKS_PER_HAND,
+    legal_cards,
+    score_hand,
+    team_of,
+    trick_winner,
+)
 
 BID_SHAPE = 'a bid is {"type": "bid", "tricks": <0 to 13>}'
 PLAY_SHAPE = 'a play is {"type": "play", "card": "<card code such as QH>"}'
 
 
-def team_of(seat: int) -> int:
-    return seat % 2
-
-
-def trick_winner(leader: int, cards: list[str]) -> int:
-    """The seat that wins a complete trick led by `leader`."""
-    power = POWER[cards[0][1]]
-    best = 0
-    for i in (1, 2, 3):
-        if power[cards[i]] > power[cards[best]]:
-            best = i
-    return (leader + best) % NUM_SEATS
-
-
-def copy_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A private copy of a hand's breakdown for a view (its shape is fixed, so no deepcopy)."""
-    if result is None:
-        return None
-    teams = {}
-    for key, team in result["teams"].items():
-        teams[key] = dict(
-            team, seats=list(team["seats"]), bids=list(team["bids"]), tricks=list(team["tricks"])
-        )
-        teams[key]["nil"] = [dict(n) for n in team["nil"]]
-    return dict(
-        result,
-        hands=[list(h) for h in result["hands"]],
-        teams=teams,
-        scores=dict(result["scores"]),
-        winners=list(result["winners"]),
-    )
-
-
-def legal_cards(hand: list[str], trick: list[str], spades_broken: bool) -> list[str]:
-    """The cards of `hand` that may be played to `trick` (a list of cards, leader first)."""
-    if trick:
-        led = trick[0][1]
-        return [c for c in hand if c[1] == led] or hand
-    if spades_broken:
-        return hand
-    return [c for c in hand if c[1] != "S"] or hand
-
-
 class SpadesGame(Game):
     """Four-seat partnership Spades to `target_score` points."""
+
+    bots_module = "engines.spades.bots"
 
     def full_deck(self, options: dict[str, Any]) -> list[str]:
         return list(DECK)
@@ -197,9 +143,7 @@ class SpadesGame(Game):
             }
         ]
 
-    def start_next_round(self, state: State) -> list[Event]:
-        if state["status"] != "round_over":
-            raise MatchNotActive("the next hand can be dealt only when a hand is over")
+    def _next_round(self, state: State) -> list[Event]:
         return self._deal(state, None)
 
     def to_move(self, state: State) -> int | None:
@@ -214,7 +158,7 @@ class SpadesGame(Game):
         return [{"type": "play", "card": c} for c in cards]
 
     # --- actions -----------------------------------------------------------
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+    def parse_action(self, state: State, action: Any) -> Action:
         if type(action) is not dict:
             raise InvalidAction('an action is a JSON object such as {"type": "play", "card": "QH"}')
         kind = action.get("type")
@@ -224,32 +168,26 @@ class SpadesGame(Game):
                 raise InvalidAction(PLAY_SHAPE)
             if type(card) is not str or card not in CARD_SET:
                 raise InvalidAction(f"{card!r} is not a card code (rank 2-9 T J Q K A, then suit S H D C)")
-            # The turn check is inlined here: this is the hot path of every playout.
-            if state["status"] != "active":
-                raise MatchNotActive("the match is not in play right now")
-            if seat != state["turn"] or type(seat) is not int:
-                raise NotYourTurn("it is not your turn")
-            return self._play(state, seat, card)
-        if kind == "bid":
+        elif kind == "bid":
             tricks = action.get("tricks")
             if len(action) != 2 or "tricks" not in action:
                 raise InvalidAction(BID_SHAPE)
             if type(tricks) is not int or not 0 <= tricks <= TRICKS_PER_HAND:
                 raise InvalidAction("a bid is a whole number of tricks from 0 (Nil) to 13")
-            self._require_turn(state, seat)
-            return self._bid(state, seat, tricks)
-        if kind == "resign":
+        elif kind == "resign":
             if len(action) != 1:
                 raise InvalidAction('resigning is {"type": "resign"} with no other field')
-            return self._resign(state, seat)
-        raise InvalidAction(f"unknown action type {kind!r}; Spades knows bid, play and resign")
+        else:
+            raise InvalidAction(f"unknown action type {kind!r}; Spades knows bid, play and resign")
+        return action
 
-    @staticmethod
-    def _require_turn(state: State, seat: int) -> None:
-        if state["status"] != "active":
-            raise MatchNotActive("the match is not in play right now")
-        if seat != state["turn"] or type(seat) is not int:
-            raise NotYourTurn("it is not your turn")
+    def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        kind = action["type"]
+        if kind == "play":
+            return self._play(state, seat, action["card"])
+        if kind == "bid":
+            return self._bid(state, seat, action["tricks"])
+        return self._resign(state, seat)
 
     def _bid(self, state: State, seat: int, tricks: int) -> list[Event]:
         if state["phase"] != "bid":
@@ -321,7 +259,7 @@ class SpadesGame(Game):
             "dealer": state["dealer"],
             "hands": [sorted(h, key=ACE_HIGH_INDEX.__getitem__) for h in played],
             "teams": teams,
-            "scores": self._scores(state),
+            "scores": view.scores(state),
             "winners": list(hand_winners),
         }
         state["round_result"] = result
@@ -335,10 +273,6 @@ class SpadesGame(Game):
         return events
 
     def _resign(self, state: State, seat: int) -> list[Event]:
-        if state["status"] not in ("active", "round_over"):
-            raise MatchNotActive("the match is not in play right now")
-        if type(seat) is not int or not 0 <= seat < NUM_SEATS:
-            raise NotYourTurn(f"seat {seat!r} does not play in this match")
         state["resigned"][seat] = True
         state["phase"] = state["turn"] = None
         return [{"type": "resign", "seat": seat}, self._finish(state, 1 - team_of(seat), "resign")]
@@ -350,74 +284,27 @@ class SpadesGame(Game):
             "type": "match_over",
             "winners": [team, team + 2],
             "reason": reason,
-            "scores": self._scores(state),
+            "scores": view.scores(state),
         }
 
-    # --- views -------------------------------------------------------------
-    @staticmethod
-    def _scores(state: State) -> dict[str, int]:
-        return {"0": state["scores"][0], "1": state["scores"][1]}
+    # --- views (the parts engines/base.py's envelope asks for) ---------------------------
+    def player_view(self, state: State, seat: int) -> dict[str, Any]:
+        return view.player(state, seat)
 
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        leader = state["leader"]
-        trick = _seated(leader, state["trick"])
-        last = state["tricks"][-1] if state["tricks"] else None
-        last_trick = None
-        if last is not None:
-            last_trick = {
-                "leader": last["leader"],
-                "winner": last["winner"],
-                "cards": _seated(last["leader"], last["cards"]),
-            }
-        # Every card played this hand, in order: all were seen face up, and a bot that
-        # remembers nothing between turns needs them to count cards and spot voids.
-        played = [entry for done in state["tricks"] for entry in _seated(done["leader"], done["cards"])]
-        played.extend(dict(entry) for entry in trick)
-        status = state["status"]
-        mover = self.to_move(state)
-        viewer = seat if type(seat) is int and 0 <= seat < NUM_SEATS else None
-        hands, resigned, bids, won = state["hands"], state["resigned"], state["bids"], state["won"]
-        return {
-            "status": status,
-            "round": state["round"],
-            "turn": {"seat": mover, "phase": state["phase"] if mover is not None else None, "deadline": None},
-            "players": [
-                {
-                    "seat": s,
-                    "cards": len(hands[s]),
-                    "resigned": resigned[s],
-                    "team": TEAMS[s],
-                    "bid": bids[s],
-                    "tricks": won[s],
-                }
-                for s in SEATS
-            ],
-            "hand": list(hands[viewer]) if viewer is not None else None,
-            "stock": 0,
-            "discard": None,
-            "table": {
-                "dealer": state["dealer"],
-                "leader": leader,
-                "bids": list(bids),
-                "trick": trick,
-                "tricks_won": list(won),
-                "tricks_played": len(state["tricks"]),
-                "spades_broken": state["spades_broken"],
-                "last_trick": last_trick,
-                "played": played,
-                "bags": {"0": state["bags"][0], "1": state["bags"][1]},
-                "target_score": state["options"]["target_score"],
-            },
-            "scores": self._scores(state),
-            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
-            "round_result": copy_result(state["round_result"]),
-            "winners": list(state["winners"]) if state["winners"] is not None else None,
-        }
+    def stock_view(self, state: State) -> int:
+        return 0  # every card is dealt
 
-    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
-        from engines.spades.bot import choose_action
+    def discard_view(self, state: State) -> None:
+        return None
 
-        return choose_action(view, level, rng)
+    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view.table(state)
+
+    def scores(self, state: State) -> dict[str, int]:
+        return view.scores(state)
+
+    def result_view(self, result: dict[str, Any] | None) -> dict[str, Any] | None:
+        return view.copy_result(result)
 
 
 GAME = SpadesGame(

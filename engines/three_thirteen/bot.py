@@ -25,6 +25,7 @@ import random
 from typing import Any
 
 from engines.base import Action
+from engines.bots import register
 from engines.three_thirteen.bot_eval import Judge, without
 
 LEVELS = ("random", "easy", "medium", "hard", "pro")
@@ -153,3 +154,6 @@ def heuristic_action(view: dict[str, Any], level: str, rng: random.Random) -> Ac
             card = ranked[1][1] if len(ranked) > 1 else best
         return discard_body(view, card, judge.left(without(hand, card)), rng)
     return lay_off_action(view, judge)
+
+
+register("three-thirteen", "random", "easy", "medium", "hard", "pro", "solver")(choose_action)

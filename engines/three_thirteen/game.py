@@ -54,12 +54,11 @@ Decisions the rules leave open (each also written in place in docs/rules/three-t
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
 from engines import rng as rngmod
-from engines.base import Action, Event, Game, Option, State
+from engines.base import Action, Event, Game, Option, State, Step, View
 from engines.cards import JOKER, is_card, same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.meld_solver import Split, best_split, goes_out
@@ -116,6 +115,8 @@ def meld_view(meld: Meld) -> dict[str, Any]:
 
 class ThreeThirteenGame(Game):
     """Three Thirteen for 2–7 players with every variation of the seed as an option."""
+
+    bots_module = "engines.three_thirteen.bot"
 
     # --- options -----------------------------------------------------------
     def check_options(self, options: dict[str, Any], num_seats: int) -> None:
@@ -250,7 +251,7 @@ class ThreeThirteenGame(Game):
         events.extend(self._begin_turn(state, (dealer + 1) % n))
         return events
 
-    def start_next_round(self, state: State) -> list[Event]:
+    def _next_round(self, state: State) -> list[Event]:
         if state["status"] != "round_over":
             raise MatchNotActive("the next round can be dealt only when a round is over")
         return self._deal(state, None)
@@ -367,7 +368,10 @@ class ThreeThirteenGame(Game):
             raise InvalidAction('meld must be the id of a meld on the table, such as "m2"')
         return kind
 
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+    def apply(self, state: State, seat: int, action: Action) -> Step:
+        return self.step(state, self._own_apply(state, seat, action))
+
+    def _own_apply(self, state: State, seat: int, action: Action) -> list[Event]:
         kind = self._check_shape(state, action)
         if kind == "resign":
             return self._resign(state, seat)
@@ -625,7 +629,7 @@ class ThreeThirteenGame(Game):
                 if card in taken[seat]:
                     taken[seat].remove(card)
 
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+    def view(self, state: State, seat: int | None) -> View:
         n = state["num_seats"]
         mover = self.to_move(state)
         viewer = seat if type(seat) is int and 0 <= seat < n else None
@@ -672,11 +676,6 @@ class ThreeThirteenGame(Game):
             "round_result": json_copy(state["round_result"]),
             "winners": list(state["winners"]) if state["winners"] is not None else None,
         }
-
-    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
-        from engines.three_thirteen.bot import choose_action
-
-        return choose_action(view, level, rng)
 
 
 GAME = ThreeThirteenGame(

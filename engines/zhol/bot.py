@@ -22,6 +22,7 @@ import random
 from typing import Any
 
 from engines.base import Action
+from engines.bots import register
 from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX
 from engines.meld_solver import goes_out
 from engines.zhol import bot_hand as bh
@@ -123,3 +124,6 @@ def feeds(know: Knowledge, card: int) -> int:
     if card == JOKER_INDEX:
         return len(held) + 1
     return sum(1 for c in held if bh.neighbours(card, know.size) & (1 << (2 * c)))
+
+
+register("zhol", "random", "easy", "medium", "hard", "pro", "solver")(choose_action)

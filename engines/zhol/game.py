@@ -44,11 +44,10 @@ Decisions the rules leave open (each also written in place in docs/rules/zhol.md
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from engines import rng as rngmod
-from engines.base import Action, Event, Game, Option, State
+from engines.base import Action, Event, Game, Option, State, Step, View
 from engines.cards import ALL_CODES, CARD_INDEX, JOKER, deck, same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.meld_solver import Split, best_split, goes_out
@@ -107,6 +106,8 @@ def winning_melds(split: Split, variant: str) -> list[Meld]:
 
 class ZholGame(Game):
     """Zhol for 2 or 4 players, small (7 cards) or large (14 cards), to `target_wins` crowns."""
+
+    bots_module = "engines.zhol.bot"
 
     def check_options(self, options: dict[str, Any], num_seats: int) -> None:
         if num_seats not in (2, 4):
@@ -207,7 +208,7 @@ class ZholGame(Game):
             }
         ]
 
-    def start_next_round(self, state: State) -> list[Event]:
+    def _next_round(self, state: State) -> list[Event]:
         if state["status"] != "round_over":
             raise MatchNotActive("the next hand can be dealt only when a hand is over")
         return self._deal(state, (state["first_player"] + 1) % state["num_seats"], None)
@@ -242,7 +243,10 @@ class ZholGame(Game):
         return out
 
     # --- actions -----------------------------------------------------------
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+    def apply(self, state: State, seat: int, action: Action) -> Step:
+        return self.step(state, self._own_apply(state, seat, action))
+
+    def _own_apply(self, state: State, seat: int, action: Action) -> list[Event]:
         if type(action) is not dict:
             raise InvalidAction('an action is a JSON object such as {"type": "draw", "pile": "stock"}')
         kind = action.get("type")
@@ -400,14 +404,14 @@ class ZholGame(Game):
             "crowns": self._scores(state),
         }
 
-    def end_match(self, state: State) -> list[Event]:
+    def _end_match(self, state: State) -> list[Event]:
         if state["status"] not in ("active", "round_over"):
             raise MatchNotActive("the match is not in play right now")
         playing = [s for s in range(state["num_seats"]) if not state["resigned"][s]]
         most = max(state["crowns"][s] for s in playing)
         return [self._finish(state, [s for s in playing if state["crowns"][s] == most], "ended")]
 
-    def apply_timeout(self, state: State, seat: int) -> list[Event]:
+    def _timeout(self, state: State, seat: int) -> list[Event]:
         self._require_turn(state, seat)
         events: list[Event] = []
         if state["phase"] == "draw":
@@ -426,7 +430,7 @@ class ZholGame(Game):
     def _scores(state: State) -> dict[str, int]:
         return {str(s): c for s, c in enumerate(state["crowns"])}
 
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+    def view(self, state: State, seat: int | None) -> View:
         n = state["num_seats"]
         viewer = seat if type(seat) is int and 0 <= seat < n else None
         mover = self.to_move(state)
@@ -467,11 +471,6 @@ class ZholGame(Game):
             "round_result": copy_result(result),
             "winners": list(state["winners"]) if state["winners"] is not None else None,
         }
-
-    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
-        from engines.zhol.bot import choose_action
-
-        return choose_action(view, level, rng)
 
 
 def copy_result(result: dict[str, Any] | None) -> dict[str, Any] | None:

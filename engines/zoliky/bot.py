@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from engines.base import Action
+from engines.bots import register
 from engines.cards import JOKER, RANKS
 from engines.errors import IllegalAction
 from engines.meld_solver import Split, best_split
@@ -302,3 +303,6 @@ def _take_closing(
         return None
     discard = normals[0] if normals else JOKER
     return {"type": "take_closing", "melds": _melds_body(melds), "lay_offs": [], "discard": discard}
+
+
+register("zoliky", "random", "easy", "medium", "hard", "pro", "solver")(choose_action)

@@ -53,12 +53,11 @@ Decisions the rules leave open (each also written in place in docs/rules/zoliky.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from engines import rng as rng_mod
-from engines.base import Action, Event, Game, Option, State
+from engines.base import Action, Event, Game, Option, State, Step, View
 from engines.cards import JOKER, deck, is_card, same_multiset
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.melds import Meld
@@ -219,6 +218,8 @@ def parse_action(action: Any) -> dict[str, Any]:
 class ZolikyGame(Game):
     """Žolíky for two players."""
 
+    bots_module = "engines.zoliky.bot"
+
     def full_deck(self, options: dict[str, Any]) -> list[str]:
         return deck(copies=2, jokers=4)
 
@@ -254,7 +255,7 @@ class ZolikyGame(Game):
         events = self._start_round(state, list(deck) if deck is not None else None)
         return state, events
 
-    def start_next_round(self, state: State) -> list[Event]:
+    def _next_round(self, state: State) -> list[Event]:
         if state["status"] != "round_over":
             raise MatchNotActive("the next round can start only after a round is over")
         return self._start_round(state, None)
@@ -377,7 +378,10 @@ class ZolikyGame(Game):
 
     # --- actions -----------------------------------------------------------------------
 
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+    def apply(self, state: State, seat: int, action: Action) -> Step:
+        return self.step(state, self._own_apply(state, seat, action))
+
+    def _own_apply(self, state: State, seat: int, action: Action) -> list[Event]:
         parsed = parse_action(action)
         if parsed["type"] == "resign":
             return self._resign(state, seat)
@@ -702,7 +706,7 @@ class ZolikyGame(Game):
             state["status"] = "round_over"
         return events
 
-    def end_match(self, state: State) -> list[Event]:
+    def _end_match(self, state: State) -> list[Event]:
         if state["status"] not in ("active", "round_over"):
             raise MatchNotActive("the match is not in play right now")
         best = max(state["wins"])
@@ -721,7 +725,7 @@ class ZolikyGame(Game):
 
     # --- view ----------------------------------------------------------------------------
 
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+    def view(self, state: State, seat: int | None) -> View:
         active = state["status"] == "active"
         own = seat if seat in (0, 1) else None
         return {
@@ -771,11 +775,6 @@ class ZolikyGame(Game):
         }
 
     # --- bot ---------------------------------------------------------------------------
-
-    def bot_action(self, view: dict[str, Any], level: str, rng: random.Random) -> Action:
-        from engines.zoliky.bot import choose_action
-
-        return choose_action(view, level, rng)
 
 
 GAME = ZolikyGame(

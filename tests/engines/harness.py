@@ -54,7 +54,7 @@ def play_random(
         legal = game.legal_actions(state, seat)
         assert legal, f"seat {seat} to move with no legal action"
         action = pick(game, state, seat, legal, rng)
-        events = game.apply(state, seat, action)
+        events = game.apply(state, seat, action).events
         if step % roundtrip_every == 0:
             assert json.loads(json.dumps(state)) == state
         for event in events:

@@ -39,11 +39,11 @@ def play(game_id, options, seats, seed, deal_key, max_rounds=4):
             if rounds == max_rounds:
                 break
             rounds += 1
-            seen += [(e, json.loads(json.dumps(state))) for e in game.start_next_round(state)]
+            seen += [(e, json.loads(json.dumps(state))) for e in game.start_next_round(state).events]
             continue
         seat = game.to_move(state)
         action = game.bot_action(game.view(state, seat), "easy", rng)
-        seen += [(e, json.loads(json.dumps(state))) for e in game.apply(state, seat, action)]
+        seen += [(e, json.loads(json.dumps(state))) for e in game.apply(state, seat, action).events]
     return game, seen
 
 
@@ -119,7 +119,7 @@ def test_a_reshuffled_stock_is_committed_too(game_id, options, seats):
         if state["phase"] == "draw" and len(state["discard"]) >= 2:
             _force_reshuffle(game_id, state)
         action = game.bot_action(game.view(state, seat), "easy", rng)
-        events = game.apply(state, seat, action)
+        events = game.apply(state, seat, action).events
         reshuffles += [e for e in events if e["type"] == "reshuffle"]
     assert len(reshuffles) == 1
     order = check_seal(reshuffles[0])

@@ -52,14 +52,14 @@ def play(game: Game, seed: int, ending: str) -> list[dict]:
                 # Games of more players play on after one resigns: all but the last do.
                 for seat in range(SEATS[game.id] - 1):
                     if game.status(state) != "finished":
-                        events += game.apply(state, seat, {"type": "resign"})
+                        events += game.apply(state, seat, {"type": "resign"}).events
                 return events
             if ending == "ended":
-                return events + game.end_match(state)
-            events += game.start_next_round(state)
+                return events + game.end_match(state).events
+            events += game.start_next_round(state).events
             continue
         seat = game.to_move(state)
-        events += game.apply(state, seat, game.bot_action(game.view(state, seat), "easy", rng))
+        events += game.apply(state, seat, game.bot_action(game.view(state, seat), "easy", rng)).events
     raise AssertionError(f"{game.id} did not finish")
 
 

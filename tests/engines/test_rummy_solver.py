@@ -9,7 +9,8 @@ import pytest
 from engines import tournament
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
-from engines.spades import bot as spades_bot
+from engines.spades import GAME as SPADES_GAME
+from engines.spades import bots as spades_bot
 from engines.three_thirteen import GAME as TT
 from engines.three_thirteen import bot_solver as tt_solver
 from engines.zhol import GAME as ZHOL
@@ -165,6 +166,6 @@ def test_spades_solver_is_hard_without_mistakes():
         if len(view["legal_actions"]) < 2:
             continue
         for k in range(3):
-            assert spades_bot.choose_action(view, "solver", random.Random(k)) == spades_bot.heuristic_action(
+            assert SPADES_GAME.bot_action(view, "solver", random.Random(k)) == spades_bot.heuristic_action(
                 view
             )

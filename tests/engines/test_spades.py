@@ -17,7 +17,7 @@ from engines.base import redact_event
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.rng import new_rng_state, randbelow
 from engines.spades import GAME, SpadesGame, score_hand, score_team, trick_winner
-from engines.spades.game import DECK
+from engines.spades.rules import DECK
 from tests.engines.harness import play_random
 
 RANKS = "23456789TJQKA"
@@ -46,12 +46,12 @@ def bid_all(state: dict, bids: list[int]) -> list[dict]:
     events = []
     for _ in range(4):
         seat = GAME.to_move(state)
-        events += GAME.apply(state, seat, {"type": "bid", "tricks": bids[seat]})
+        events += GAME.apply(state, seat, {"type": "bid", "tricks": bids[seat]}).events
     return events
 
 
 def play(state: dict, seat: int, card: str) -> list[dict]:
-    return GAME.apply(state, seat, {"type": "play", "card": card})
+    return GAME.apply(state, seat, {"type": "play", "card": card}).events
 
 
 def play_out(state: dict) -> list[dict]:
@@ -59,7 +59,7 @@ def play_out(state: dict) -> list[dict]:
     events = []
     while state["status"] == "active":
         seat = GAME.to_move(state)
-        events += GAME.apply(state, seat, GAME.legal_actions(state, seat)[0])
+        events += GAME.apply(state, seat, GAME.legal_actions(state, seat)[0]).events
     return events
 
 
@@ -223,8 +223,8 @@ class WatchedSpades(SpadesGame):
 
     checker: Checker | None = None
 
-    def start_next_round(self, state: dict) -> list[dict]:
-        events = super().start_next_round(state)
+    def _next_round(self, state: dict) -> list[dict]:
+        events = super()._next_round(state)
         assert self.checker is not None
         self.checker.check_deal(state, events)
         return events
@@ -245,11 +245,11 @@ def play_checked(seed: int, max_hands: int) -> tuple[dict, Checker]:
         if state["status"] == "round_over":
             if checker.hands >= max_hands:
                 break
-            checker.check_deal(state, GAME.start_next_round(state))
+            checker.check_deal(state, GAME.start_next_round(state).events)
             continue
         seat = GAME.to_move(state)
         action = checker.pick(GAME, state, seat, GAME.legal_actions(state, seat), rng)
-        events = GAME.apply(state, seat, action)
+        events = GAME.apply(state, seat, action).events
         checker.on_step(state, seat, action, events)
         if not state["trick"]:
             assert json.loads(json.dumps(state)) == state
@@ -352,7 +352,7 @@ def test_every_bid_from_nil_to_13_is_offered_whatever_the_partner_bid():
     GAME.apply(state, 0, {"type": "bid", "tricks": 13})
     GAME.apply(state, 1, {"type": "bid", "tricks": 0})
     assert [a["tricks"] for a in GAME.legal_actions(state, 2)] == list(range(14))
-    events = GAME.apply(state, 2, {"type": "bid", "tricks": 13})
+    events = GAME.apply(state, 2, {"type": "bid", "tricks": 13}).events
     assert events == [{"type": "bid", "seat": 2, "tricks": 13}]
     assert GAME.view(state, 3)["table"]["bids"] == [13, 0, 13, None]
 
@@ -626,7 +626,7 @@ def test_target_score_option_and_negative_scores():
 def test_resign_ends_the_match_for_the_team():
     state = new(MIXED)
     GAME.apply(state, 0, {"type": "bid", "tricks": 3})
-    events = GAME.apply(state, 3, {"type": "resign"})  # not seat 3's turn: resigning needs none
+    events = GAME.apply(state, 3, {"type": "resign"}).events  # not seat 3's turn: resigning needs none
     assert events[0] == {"type": "resign", "seat": 3}
     assert events[1]["type"] == "match_over" and events[1]["winners"] == [0, 2]
     assert state["status"] == "finished" and state["winners"] == [0, 2]

@@ -105,7 +105,7 @@ def play_shared_deal(seed: int) -> dict[str, int]:
             compared += 1
         card = rng.choice(sorted(their_legal))
         theirs.apply_action(card)
-        events = GAME.apply(ours, seat, {"type": "play", "card": card_code(card)})
+        events = GAME.apply(ours, seat, {"type": "play", "card": card_code(card)}).events
         trick = [e for e in events if e["type"] == "trick"]
         if trick:
             winners.append(trick[0]["winner"])

@@ -83,7 +83,7 @@ def start(
 
 
 def act(state: dict, seat: int, **action: Any) -> list[dict]:
-    return GAME.apply(state, seat, action)
+    return GAME.apply(state, seat, action).events
 
 
 def turn(state: dict, seat: int, discard: str, pile: str = "stock", **extra: Any) -> list[dict]:
@@ -242,7 +242,7 @@ def test_the_deal_passes_left_and_later_rounds_grow_and_are_shuffled():
     turn(state, 0, "AH")
     finish_round_passing(state)
     assert state["status"] == "round_over"
-    events = GAME.start_next_round(state)
+    events = GAME.start_next_round(state).events
     assert state["round"] == 2 and state["dealer"] == 0 and GAME.to_move(state) == 1
     assert [len(h) for h in state["hands"]] == [4, 4]
     assert events[0]["wild_rank"] == "4"

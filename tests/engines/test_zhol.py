@@ -56,7 +56,7 @@ def new(
 
 def act(state: dict, seat: int, kind: str, value: str) -> list[dict]:
     field = "pile" if kind == "draw" else "card"
-    return GAME.apply(state, seat, {"type": kind, field: value})
+    return GAME.apply(state, seat, {"type": kind, field: value}).events
 
 
 def refused(state: dict, seat: object, action: object, error: type) -> str:
@@ -449,7 +449,7 @@ def test_next_hand_first_player_rotates_and_target_wins_ends_the_match():
     state = new([winner, OTHER], stock_top=["5H"], target_wins=2)
     assert zhol_after(state, 0, "KC")
     refused(state, 1, {"type": "draw", "pile": "stock"}, MatchNotActive)
-    events = GAME.start_next_round(state)
+    events = GAME.start_next_round(state).events
     assert events[0]["type"] == "deal" and events[0]["first_player"] == 1
     assert state["round"] == 2 and GAME.to_move(state) == 1 and state["discard"] == []
     assert GAME.view(state, 0)["round_result"]["round"] == 1  # the last hand stays visible
@@ -489,7 +489,7 @@ def test_four_players_next_first_player_wraps():
 def test_end_match_gives_the_win_to_the_most_crowns():
     state = new(seats=4)
     state["crowns"] = [1, 3, 3, 0]
-    (event,) = GAME.end_match(state)
+    (event,) = GAME.end_match(state).events
     assert event["type"] == "match_over" and event["winners"] == [1, 2] and event["reason"] == "ended"
     assert state["status"] == "finished" and state["winners"] == [1, 2]
     with pytest.raises(MatchNotActive):
@@ -559,7 +559,7 @@ def test_timeout_before_drawing_draws_from_the_stock_and_discards_it():
     state = new([JUNK0, JUNK1], stock_top=["KD"])
     with pytest.raises(NotYourTurn):
         GAME.apply_timeout(state, 1)
-    events = GAME.apply_timeout(state, 0)
+    events = GAME.apply_timeout(state, 0).events
     assert [(e["type"], e.get("auto")) for e in events] == [("draw", True), ("discard", True)]
     assert events[1]["card"] == "KD" and state["hands"][0] == sort_hand(JUNK0)
     assert GAME.to_move(state) == 1 and state["discard"] == ["KD"]
@@ -568,12 +568,12 @@ def test_timeout_before_drawing_draws_from_the_stock_and_discards_it():
 def test_timeout_after_drawing():
     state = new([JUNK0, JUNK1], stock_top=["KD"])
     act(state, 0, "draw", "stock")
-    events = GAME.apply_timeout(state, 0)
+    events = GAME.apply_timeout(state, 0).events
     assert events == [{"type": "discard", "seat": 0, "card": "KD", "auto": True}]
     # after taking the discard, the taken card may not go back: the bot's choice is discarded
     act(state, 1, "draw", "discard")
     hand = list(state["hands"][1])
-    events = GAME.apply_timeout(state, 1)
+    events = GAME.apply_timeout(state, 1).events
     assert events[0]["auto"] and events[0]["card"] != "KD"
     assert events[0]["card"] == choose_discard(hand, "KD")
     finished = new([JUNK0, JUNK1])
@@ -591,7 +591,7 @@ def test_timeout_can_complete_a_zhol():
     act(state, 1, "discard", "5H")
     act(state, 0, "draw", "discard")
     # the clock runs out after taking 5H: the bot's discard is KC, which makes the Zhol
-    events = GAME.apply_timeout(state, 0)
+    events = GAME.apply_timeout(state, 0).events
     assert [e["type"] for e in events] == ["discard", "zhol", "round_over"]
     assert events[0] == {"type": "discard", "seat": 0, "card": "KC", "auto": True}
     assert state["crowns"] == [1, 0]
@@ -599,7 +599,7 @@ def test_timeout_can_complete_a_zhol():
 
 def test_resign_with_two_players_ends_the_match():
     state = new([JUNK0, JUNK1])
-    events = GAME.apply(state, 1, {"type": "resign"})
+    events = GAME.apply(state, 1, {"type": "resign"}).events
     assert [e["type"] for e in events] == ["resign", "match_over"]
     assert state["status"] == "finished" and state["winners"] == [0]
     assert GAME.view(state, 1)["players"][1]["resigned"] is True
@@ -616,7 +616,7 @@ def test_resign_between_hands():
 def test_resign_with_four_players_play_continues_and_the_seat_cannot_win():
     hands = [["7H", "8H", "9H", "5S", "5D", "5C", "KC"], OTHER, THIRD, FOURTH]
     state = new(hands, stock_top=["5H"])
-    events = GAME.apply(state, 0, {"type": "resign"})
+    events = GAME.apply(state, 0, {"type": "resign"}).events
     assert events == [{"type": "resign", "seat": 0}]
     assert state["status"] == "active" and GAME.to_move(state) == 0
     assert "already resigned" in refused(state, 0, {"type": "resign"}, IllegalAction)
@@ -631,7 +631,7 @@ def test_resign_with_four_players_play_continues_and_the_seat_cannot_win():
     assert ended["winners"] == [1, 2]  # the resigned seat ranks last whatever its crowns
     GAME.apply(state, 1, {"type": "resign"})
     assert state["status"] == "active"
-    events = GAME.apply(state, 3, {"type": "resign"})
+    events = GAME.apply(state, 3, {"type": "resign"}).events
     assert events[-1]["type"] == "match_over" and events[-1]["winners"] == [2]
     assert events[-1]["reason"] == "resign" and state["winners"] == [2]
 

@@ -95,7 +95,7 @@ def new(
 
 
 def act(state: dict, seat: int, action: dict) -> list[dict]:
-    return GAME.apply(state, seat, action)
+    return GAME.apply(state, seat, action).events
 
 
 def draw(state: dict, seat: int) -> str:
@@ -777,7 +777,7 @@ def test_jokers_left_with_the_winner_go_into_the_next_round_and_the_winner_cuts(
     assert state["round_result"]["hands"]["1"] == [JOKER] and state["round_result"]["points"]["1"] == 0
     assert state["round_result"]["carried_jokers"] == 1
     assert all_cards(state) == Counter(FULL)
-    events = GAME.start_next_round(state)
+    events = GAME.start_next_round(state).events
     assert state["round"] == 2 and state["cutter"] == 1 and GAME.to_move(state) == 1
     assert state["phase"] == "discard" and state["turn_number"] == 1 and state["melds"] == []
     cut_jokers = state["cut"].count(JOKER)
@@ -847,7 +847,7 @@ def test_the_match_ends_at_target_wins_or_when_the_host_ends_it():
     melds = [["9H", "TH", "JH", "QH"], ["KS", "KD", "KC"], ["2D", "3D", "4D", "5D", "6D"]]
     act(state, 0, {"type": "take_closing", "melds": melds, "discard": "8C"})
     assert state["status"] == "round_over" and state["winners"] is None
-    events = GAME.end_match(state)
+    events = GAME.end_match(state).events
     scores = {"0": 1, "1": 0}
     assert events == [
         {"type": "match_over", "winners": [0], "reason": "ended", "scores": scores, "ended_by_host": True}

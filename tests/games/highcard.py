@@ -16,7 +16,7 @@ from typing import Any
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
 from engines.cards import same_multiset
-from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions
 
 RANKS = "AKQJT98765432"
 HAND = 3
@@ -47,6 +47,7 @@ class HighCardGame(Game):
             "trick": [],
             "leader": None,
             "turn": None,
+            "phase": None,
             "won": [0] * num_seats,
             "scores": [0] * num_seats,
             "resigned": [False] * num_seats,
@@ -64,7 +65,7 @@ class HighCardGame(Game):
         dealer = (state["dealer"] + 1) % n
         first = (dealer + 1) % n
         hands = [sorted(deck[HAND * s : HAND * s + HAND], key=ORDER.__getitem__) for s in range(n)]
-        state.update(status="active", round=state["round"] + 1, dealer=dealer, hands=hands)
+        state.update(status="active", round=state["round"] + 1, dealer=dealer, hands=hands, phase="play")
         state.update(stock=deck[HAND * n :], played=[], trick=[], leader=first, turn=first)
         state.update(won=[0] * n, round_result=None)
         return [
@@ -78,9 +79,7 @@ class HighCardGame(Game):
             }
         ]
 
-    def start_next_round(self, state: State) -> list[Event]:
-        if state["status"] != "round_over":
-            raise MatchNotActive("the next round is dealt only when a round is over")
+    def _next_round(self, state: State) -> list[Event]:
         return self._deal(state)
 
     def to_move(self, state: State) -> int | None:
@@ -91,18 +90,20 @@ class HighCardGame(Game):
             return []
         return [{"type": "play", "card": c} for c in state["hands"][seat]]
 
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+    def parse_action(self, state: State, action: Any) -> Action:
         kind = self.require_type(action, ("play", "resign"))
-        if kind == "resign":
-            if state["status"] not in ("active", "round_over"):
-                raise MatchNotActive("the match is not in play right now")
+        if kind == "play" and (set(action) != {"type", "card"} or not isinstance(action["card"], str)):
+            raise InvalidAction('a play is {"type": "play", "card": "QS"}')
+        if kind == "resign" and set(action) != {"type"}:
+            raise InvalidAction('resigning is {"type": "resign"}')
+        return action
+
+    def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        if action["type"] == "resign":
             state["resigned"][seat] = True
             state["turn"] = None
             others = [s for s in range(state["num_seats"]) if s != seat]
             return [{"type": "resign", "seat": seat}, self._finish(state, others, "resign")]
-        if set(action) != {"type", "card"} or not isinstance(action["card"], str):
-            raise InvalidAction('a play is {"type": "play", "card": "QS"}')
-        self.require_turn(state, seat, self.to_move(state))
         card = action["card"]
         if card not in state["hands"][seat]:
             raise IllegalAction(f"{card} is not in your hand")
@@ -130,7 +131,7 @@ class HighCardGame(Game):
             return events
         for s in range(n):
             state["scores"][s] += state["won"][s]
-        result = {"points": {str(s): state["won"][s] for s in range(n)}, "scores": self._scores(state)}
+        result = {"points": {str(s): state["won"][s] for s in range(n)}, "scores": self.scores(state)}
         state.update(round_result=result, turn=None, status="round_over")
         events.append({"type": "round_over", "round": state["round"], "result": dict(result)})
         if state["round"] >= state["options"]["rounds"]:
@@ -140,37 +141,21 @@ class HighCardGame(Game):
 
     def _finish(self, state: State, winners: list[int], reason: str) -> Event:
         state.update(status="finished", winners=winners, turn=None)
-        return {"type": "match_over", "winners": winners, "reason": reason, "scores": self._scores(state)}
+        return {"type": "match_over", "winners": winners, "reason": reason, "scores": self.scores(state)}
 
-    @staticmethod
-    def _scores(state: State) -> dict[str, int]:
+    # --- the parts of the view (engines/base.py builds the rest) --------------------------
+    def scores(self, state: State) -> dict[str, int]:
         return {str(s): v for s, v in enumerate(state["scores"])}
 
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        n = state["num_seats"]
-        viewer = seat if type(seat) is int and 0 <= seat < n else None
-        mover = self.to_move(state)
+    def discard_view(self, state: State) -> None:
+        return None
+
+    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
         return {
-            "status": state["status"],
-            "round": state["round"],
-            "turn": {"seat": mover, "phase": "play" if mover is not None else None, "deadline": None},
-            "players": [
-                {"seat": s, "cards": len(state["hands"][s]), "resigned": state["resigned"][s]}
-                for s in range(n)
-            ],
-            "hand": list(state["hands"][viewer]) if viewer is not None else None,
-            "stock": len(state["stock"]),
-            "discard": None,
-            "table": {
-                "leader": state["leader"],
-                "trick": list(state["trick"]),
-                "played": list(state["played"]),
-                "tricks_won": list(state["won"]),
-            },
-            "scores": self._scores(state),
-            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
-            "round_result": dict(state["round_result"]) if state["round_result"] else None,
-            "winners": list(state["winners"]) if state["winners"] is not None else None,
+            "leader": state["leader"],
+            "trick": list(state["trick"]),
+            "played": list(state["played"]),
+            "tricks_won": list(state["won"]),
         }
 
 

@@ -475,3 +475,8 @@ class Seen:
         for _, c in self.trick:
             out[c // 13] &= ~(1 << (c % 13))
         return out
+
+
+def estimate_tricks(hand: list[str]) -> float:
+    """A rough count of the tricks `hand` should take with spades as trumps."""
+    return estimate_masks(masks_of(hand))

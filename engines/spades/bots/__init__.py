@@ -8,7 +8,7 @@
   play is a random legal card and such a bid is off by one or two. Lower levels also notice
   less: `easy` forgets the cards of earlier tricks and bids without looking at its partner's
   bid; `easy` and `medium` keep taking tricks (bags) once both contracts are settled.
-- `pro`: determinized search (`engines.spades.search`) with no deliberate mistakes; its budget
+- `pro`: determinized search (`engines.spades.bots.search`) with no deliberate mistakes; its budget
   is `PRO["samples"]` deals and `PRO["time_limit"]` seconds per decision.
 
 Every bot is stateless: what it knows of earlier tricks (cards gone, voids shown) it reads
@@ -21,10 +21,10 @@ import random
 from typing import Any
 
 from engines.base import Action
+from engines.bots import register
 from engines.cards import ACE_HIGH_CARD_OF
-from engines.errors import IllegalAction
-from engines.spades import search
-from engines.spades.bot_policy import Seen, estimate_masks, heuristic_bid, masks_of, play_card
+from engines.spades.bots import search
+from engines.spades.bots.policy import Seen, heuristic_bid, masks_of, play_card
 
 # Share of decisions each heuristic level overlooks, and what it pays attention to.
 LEVELS: dict[str, dict[str, Any]] = {
@@ -39,11 +39,6 @@ PRO_SAMPLES = 64
 PRO_TIME_LIMIT = 0.5  # seconds; a safety net, the samples normally run out first
 # The pro budget; change the entries (tests and benchmarks do) to trade strength for time.
 PRO: dict[str, Any] = {"samples": PRO_SAMPLES, "time_limit": PRO_TIME_LIMIT}
-
-
-def estimate_tricks(hand: list[str]) -> float:
-    """A rough count of the tricks `hand` should take with spades as trumps."""
-    return estimate_masks(masks_of(hand))
 
 
 def choose_bid(hand: list[str], partner_bid: int | None) -> int:
@@ -77,19 +72,30 @@ def _mistake(legal: list[Action], intended: Action, rng: random.Random) -> Actio
     return rng.choice(legal)
 
 
-def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
-    """The decision of a `level` bot for the seat whose view this is."""
-    legal = view.get("legal_actions") or []
-    if not legal:
-        raise IllegalAction("it is not this seat's turn")
+@register("spades", "random")
+def random_bot(view: dict[str, Any], level: str, rng: random.Random) -> Action:
+    """The bottom of the ladder; a forced move is played without drawing from `rng`."""
+    legal = view["legal_actions"]
+    return dict(legal[0] if len(legal) == 1 else rng.choice(legal))
+
+
+@register("spades", "easy", "medium", "hard", "solver")
+def heuristic(view: dict[str, Any], level: str, rng: random.Random) -> Action:
+    """A heuristic level (`LEVELS`) for the seat whose view this is."""
+    legal = view["legal_actions"]
     if len(legal) == 1:
         return dict(legal[0])
-    if level == "random":
-        return dict(rng.choice(legal))
-    if level == "pro":
-        return search.decide(Seen(view), rng, PRO["samples"], PRO["time_limit"])
-    spec = LEVELS.get(level, LEVELS["medium"])
+    spec = LEVELS[level]
     action = heuristic_action(view, spec["counts_cards"], spec["watches_partner"], spec["avoids_bags"])
     if rng.random() < spec["mistakes"]:
         action = _mistake(legal, action, rng)
     return action
+
+
+@register("spades", "pro")
+def pro(view: dict[str, Any], level: str, rng: random.Random) -> Action:
+    """Determinized search (`search.decide`) within the `PRO` budget."""
+    legal = view["legal_actions"]
+    if len(legal) == 1:
+        return dict(legal[0])
+    return search.decide(Seen(view), rng, PRO["samples"], PRO["time_limit"])

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Action
-from engines.spades.bot import estimate_tricks
-from engines.spades.game import RANK_INDEX
+from engines.spades.bots.policy import estimate_tricks
+from engines.spades.rules import RANK_INDEX
 
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 

@@ -27,7 +27,7 @@ import time
 from typing import Any
 
 from engines.cards import ACE_HIGH_CARD_OF
-from engines.spades.bot_policy import (
+from engines.spades.bots.policy import (
     POPCOUNT,
     SPADE,
     Hand,

@@ -1,8 +1,53 @@
-"""Scoring one Spades hand for both partnerships (docs/rules/spades.md, "Scoring a hand")."""
+"""The rules of Spades as pure functions (docs/rules/spades.md): the deck, who wins a trick,
+which cards may be played, and the scoring of a hand for both partnerships ("Scoring a hand")."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from engines.cards import ACE_HIGH_CARD_OF, ACE_HIGH_INDEX, SUITS
+
+NUM_SEATS = 4
+SEATS = range(NUM_SEATS)
+TEAMS = ("0", "1", "0", "1")  # the team key of each seat, as in `scores`
+TRICKS_PER_HAND = 13
+# The deck in the order of the ace-high layout (by suit S H D C, 2 … A), which also orders hands.
+DECK = ACE_HIGH_CARD_OF
+CARD_SET = frozenset(DECK)
+# Rank strength 0 ('2') … 12 ('A').
+RANK_INDEX = {c: ACE_HIGH_INDEX[c] % 13 for c in DECK}
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+# Trick strength of each card given the led suit: any spade beats any other card, a card of
+# another suit than the led one and spades never wins.
+POWER = {
+    led: {c: (100 + RANK_INDEX[c] if c[1] == "S" else RANK_INDEX[c] if c[1] == led else -1) for c in DECK}
+    for led in SUITS
+}
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+def trick_winner(leader: int, cards: list[str]) -> int:
+    """The seat that wins a complete trick led by `leader`."""
+    power = POWER[cards[0][1]]
+    best = 0
+    for i in (1, 2, 3):
+        if power[cards[i]] > power[cards[best]]:
+            best = i
+    return (leader + best) % NUM_SEATS
+
+
+def legal_cards(hand: list[str], trick: list[str], spades_broken: bool) -> list[str]:
+    """The cards of `hand` that may be played to `trick` (a list of cards, leader first)."""
+    if trick:
+        led = trick[0][1]
+        return [c for c in hand if c[1] == led] or hand
+    if spades_broken:
+        return hand
+    return [c for c in hand if c[1] != "S"] or hand
+
 
 NIL_POINTS = 100
 BAG_LIMIT = 10

@@ -1,0 +1,73 @@
+"""Every game's bots, found by (game id, level) (docs/bots.md).
+
+A game names the module that registers its bots (`Game.bots_module`, e.g.
+`engines.spades.bots`); that module decorates one function per level with `register`. The
+registry imports it on the first decision, so no game imports its bots and the rules never
+depend on them. A bot is `bot(view, level, rng) -> action` (one function may serve several
+levels): it decides from its seat's view only.
+
+The levels: `random` (a uniformly random legal action, the bottom of the ladder, unless a game
+registers its own), the four offered to clients (`engines.base.BOT_LEVELS`) and `solver`, the
+baseline the ladder is measured against (`cardtable tournament`, bench/bots.py; not offered to
+clients). A level a game does not register is refused with ValueError.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from engines.errors import IllegalAction
+
+if TYPE_CHECKING:
+    from engines.base import Action, Game
+
+Bot = Callable[..., "Action"]  # bot(view, level, rng)
+
+_BOTS: dict[tuple[str, str], Bot] = {}
+
+
+def register(game_id: str, *levels: str) -> Callable[[Bot], Bot]:
+    """Register the decorated function as the bot of `game_id` at each of `levels`."""
+
+    def add(bot: Bot) -> Bot:
+        for level in levels:
+            _BOTS[(game_id, level)] = bot
+        return bot
+
+    return add
+
+
+def play_random(view: Mapping[str, Any], level: str, rng: random.Random) -> Action:
+    return dict(rng.choice(view["legal_actions"]))
+
+
+def find(game: Game, level: str) -> Bot:
+    """The bot of `game` at `level`."""
+    if game.bots_module is not None:
+        importlib.import_module(game.bots_module)
+    bot = _BOTS.get((game.id, level))
+    if bot is None:
+        if level == "random" or game.bots_module is None:
+            return play_random
+        raise ValueError(f"{game.name} has no {level!r} bot")
+    return bot
+
+
+def levels(game: Game) -> list[str]:
+    """The levels `game` has bots for, `random` first."""
+    if game.bots_module is not None:
+        importlib.import_module(game.bots_module)
+    return ["random", *(level for gid, level in _BOTS if gid == game.id and level != "random")]
+
+
+def decide(game: Game, view: Mapping[str, Any], level: str, rng: random.Random) -> Action:
+    """The decision of `game`'s `level` bot for the seat whose view this is.
+
+    A view with no legal action (not this seat's turn) raises IllegalAction for every game.
+    """
+    if not view.get("legal_actions"):
+        raise IllegalAction("it is not this seat's turn")
+    return find(game, level)(view, level, rng)
