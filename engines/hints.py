@@ -65,7 +65,7 @@ def _pro_with_reason(game_id: str, view: dict[str, Any], rng: random.Random) -> 
     if game_id == "spades":
         from engines.spades.bots import search
         from engines.spades.bots import solver as spades_words
-        from engines.spades.bots.policy import Seen
+        from engines.spades.bots.seen import Seen
 
         budget = HINT_BUDGET["spades"]
         action = search.decide(Seen(view), rng, budget["samples"], budget["time_limit"])

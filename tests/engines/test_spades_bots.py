@@ -10,8 +10,9 @@ from engines.cards import ACE_HIGH_CARD_OF, ACE_HIGH_INDEX
 from engines.spades import GAME
 from engines.spades import bots as spades_bot
 from engines.spades.bots import LEVELS, choose_bid, heuristic_action
-from engines.spades.bots.policy import Seen, estimate_tricks, masks_of
+from engines.spades.bots.policy import masks_of
 from engines.spades.bots.search import Sampler, candidate_cards, hand_outcome
+from engines.spades.bots.seen import Seen, estimate_tricks
 from engines.spades.rules import DECK
 
 ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")

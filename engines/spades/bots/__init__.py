@@ -24,7 +24,8 @@ from engines.base import Action
 from engines.bots import register
 from engines.cards import ACE_HIGH_CARD_OF
 from engines.spades.bots import search
-from engines.spades.bots.policy import Seen, heuristic_bid, masks_of, play_card
+from engines.spades.bots.policy import heuristic_bid, masks_of, play_card
+from engines.spades.bots.seen import Seen
 
 # Share of decisions each heuristic level overlooks, and what it pays attention to.
 LEVELS: dict[str, dict[str, Any]] = {

@@ -10,7 +10,7 @@ else, so the same function drives a bot from its view and every seat of a simula
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 from engines.cards import ACE_HIGH_INDEX
 
@@ -215,6 +215,39 @@ def discard_low(hand: Hand, out: Hand) -> int:
     return best_card
 
 
+class _Contracts(NamedTuple):
+    """Who around the table bid Nil and still keeps it, and whether the seat takes tricks."""
+
+    partner: int
+    left: int
+    right: int
+    my_nil: bool
+    partner_nil: bool
+    left_nil: bool
+    right_nil: bool
+    take: bool
+
+
+def _contracts(seat: int, bids: list[int], won: list[int], tricks_left: int, avoid_bags: bool) -> _Contracts:
+    partner = seat ^ 2
+    left, right = (seat + 1) & 3, (seat + 3) & 3
+    b_me, b_partner, b_left, b_right = bids[seat], bids[partner], bids[left], bids[right]
+    need = b_me + b_partner - (won[seat] if b_me else 0) - (won[partner] if b_partner else 0)
+    opp_need = b_left + b_right - (won[left] if b_left else 0) - (won[right] if b_right else 0)
+    # Take tricks while our contract needs them or theirs can still be set; else duck the bags.
+    take = need > 0 or 0 < opp_need <= tricks_left or not avoid_bags
+    return _Contracts(
+        partner,
+        left,
+        right,
+        b_me == 0,
+        b_partner == 0 and won[partner] == 0,
+        b_left == 0 and won[left] == 0,
+        b_right == 0 and won[right] == 0,
+        take,
+    )
+
+
 def play_card(
     seat: int,
     hand: Hand,
@@ -232,46 +265,34 @@ def play_card(
     `tricks_left` counts the current trick. Without `avoid_bags` it takes every trick it can
     even once its contract is made and the opponents' is safe.
     """
-    if trick:
-        led = trick[0][1] // 13
-        m = hand[led]
-        if m and not m & (m - 1):
-            return led * 13 + m.bit_length() - 1  # forced: the only card of the led suit
-        legal = hand
-    else:
-        legal = legal_masks(hand, trick, broken)
-    partner = seat ^ 2
-    left, right = (seat + 1) & 3, (seat + 3) & 3
-    b_me, b_partner, b_left, b_right = bids[seat], bids[partner], bids[left], bids[right]
-    my_nil = b_me == 0
-    partner_nil = b_partner == 0 and won[partner] == 0
-    left_nil = b_left == 0 and won[left] == 0
-    right_nil = b_right == 0 and won[right] == 0
-    need = b_me + b_partner - (won[seat] if b_me else 0) - (won[partner] if b_partner else 0)
-    opp_need = b_left + b_right - (won[left] if b_left else 0) - (won[right] if b_right else 0)
-    # Take tricks while our contract needs them or theirs can still be set; else duck the bags.
-    take = need > 0 or 0 < opp_need <= tricks_left or not avoid_bags
-
     if not trick:
-        if my_nil:
-            return lead_low(legal, out)
-        if partner_nil:
-            return _lead_high(legal, out)
-        if left_nil or right_nil:
-            return lead_low(legal, out)
-        if not take:
-            return lead_low(legal, out)
-        return _lead_to_win(legal, hand, out, broken)
+        legal = legal_masks(hand, trick, broken)
+        return _lead(legal, hand, out, broken, _contracts(seat, bids, won, tricks_left, avoid_bags))
+    led = trick[0][1] // 13
+    m = hand[led]
+    if m and not m & (m - 1):
+        return led * 13 + m.bit_length() - 1  # forced: the only card of the led suit
+    return _follow(seat, hand, out, trick, _contracts(seat, bids, won, tricks_left, avoid_bags))
 
+
+def _lead(legal: Hand, hand: Hand, out: Hand, broken: bool, c: _Contracts) -> int:
+    if c.partner_nil and not c.my_nil:
+        return _lead_high(legal, out)
+    if c.my_nil or c.left_nil or c.right_nil or not c.take:
+        return lead_low(legal, out)
+    return _lead_to_win(legal, hand, out, broken)
+
+
+def _follow(seat: int, hand: Hand, out: Hand, trick: Trick, c: _Contracts) -> int:
+    """The card to play to a trick already led (`hand` is then also the legal cards' source)."""
+    led = trick[0][1] // 13
+    legal = hand
     best_seat, best_suit, best_rank = trick_best(trick)
     position = len(trick)  # 1: second hand, 3: last
     last = position == 3
     # My cards that beat the trick so far, and those that do not.
     if hand[led]:
-        if best_suit != led:
-            winners = 0  # trumped: nothing of the led suit wins
-        else:
-            winners = above(hand[led], best_rank)
+        winners = above(hand[led], best_rank) if best_suit == led else 0  # trumped: none wins
         win_suit = led
         losers_mask = hand[led] ^ winners
     else:
@@ -279,48 +300,49 @@ def play_card(
         winners = above(hand[SPADE], best_rank) if best_suit == SPADE else hand[SPADE]
         losers_mask = -1  # void: every off-suit card and the low spades lose
 
-    if my_nil:
-        return _duck(legal, hand, out, led, win_suit, winners, losers_mask, last)
-    if partner_nil:
-        if best_seat == partner:
-            # Rescue the Nil: overtake the partner as cheaply as possible.
-            if winners:
-                return win_suit * 13 + lowest(winners)
-            return _cheapest_follow(legal, hand, out, led, take)
-        if position + (partner - seat) % 4 <= 3:
-            # The partner plays after me: set the bar as high as possible.
-            if winners:
-                return win_suit * 13 + highest(winners)
-            return _cheapest_follow(legal, hand, out, led, take)
-    if left_nil or right_nil:
-        if (left_nil and best_seat == left) or (right_nil and best_seat == right):
-            # Leave the Nil bidder holding the trick.
-            return _duck(legal, hand, out, led, win_suit, winners, losers_mask, last)
-        if left_nil and not last and best_seat != partner:
-            # The Nil bidder on my left plays after me: keep the trick low for them to win.
-            if hand[led]:
-                return led * 13 + lowest(hand[led])
-            return discard_low(hand, out)
-    if not take:
+    def duck() -> int:
         return _duck(legal, hand, out, led, win_suit, winners, losers_mask, last)
 
-    if best_seat == partner:
+    def cheapest() -> int:
+        return _cheapest_follow(legal, hand, out, led, c.take)
+
+    if c.my_nil:
+        return duck()
+    if c.partner_nil:
+        if best_seat == c.partner:
+            # Rescue the Nil: overtake the partner as cheaply as possible.
+            return win_suit * 13 + lowest(winners) if winners else cheapest()
+        if position + (c.partner - seat) % 4 <= 3:
+            # The partner plays after me: set the bar as high as possible.
+            return win_suit * 13 + highest(winners) if winners else cheapest()
+    if c.left_nil or c.right_nil:
+        if (c.left_nil and best_seat == c.left) or (c.right_nil and best_seat == c.right):
+            return duck()  # leave the Nil bidder holding the trick
+        if c.left_nil and not last and best_seat != c.partner:
+            # The Nil bidder on my left plays after me: keep the trick low for them to win.
+            return led * 13 + lowest(hand[led]) if hand[led] else discard_low(hand, out)
+    if not c.take:
+        return duck()
+    if best_seat == c.partner:
         # Partner holds the trick: leave it unless an opponent after me can still beat it.
         safe = (
             last
             or (best_suit == led and not above(out[led], best_rank) and led != SPADE)
             or (best_suit == SPADE and not above(out[SPADE], best_rank))
         )
-        if safe or not winners:
-            return _cheapest_follow(legal, hand, out, led, take)
-        if position == 2 and winners and win_suit == led:
+        if not safe and position == 2 and winners and win_suit == led:
             boss = _bosses(winners, out[led])
             if boss:
                 return led * 13 + lowest(boss)
-        return _cheapest_follow(legal, hand, out, led, take)
+        return cheapest()
     if not winners:
-        return _cheapest_follow(legal, hand, out, led, take)
-    if last:
+        return cheapest()
+    return _win(hand, out, led, win_suit, winners, position)
+
+
+def _win(hand: Hand, out: Hand, led: int, win_suit: int, winners: int, position: int) -> int:
+    """The card that takes the trick, when the seat means to and can."""
+    if position == 3:
         return win_suit * 13 + lowest(winners)
     if win_suit == led:
         boss = _bosses(winners, out[led])
@@ -418,65 +440,3 @@ def _cheapest_follow(legal: Hand, hand: Hand, out: Hand, led: int, take: bool) -
     if hand[led]:
         return led * 13 + lowest(hand[led])
     return discard_low(hand, out)
-
-
-# --- what a seat has seen ------------------------------------------------------------------
-
-
-class Seen:
-    """Everything one seat knows, read from its view: the bot's whole input."""
-
-    __slots__ = (
-        "seat", "phase", "hand", "out", "played_by", "voids", "counts", "trick", "bids", "won",
-        "broken", "tricks_left", "scores", "bags", "target", "dealer",
-    )  # fmt: skip
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        table = view["table"]
-        self.seat: int = view["turn"]["seat"]
-        self.phase: str | None = view["turn"]["phase"]
-        self.hand: Hand = masks_of(view["hand"])
-        self.bids: list[int | None] = list(table["bids"])
-        self.won: list[int] = list(table["tricks_won"])
-        self.broken: bool = table["spades_broken"]
-        self.tricks_left: int = 13 - table["tricks_played"]
-        self.counts: list[int] = [p["cards"] for p in view["players"]]
-        self.scores: list[int] = [view["scores"]["0"], view["scores"]["1"]]
-        self.bags: list[int] = [table["bags"]["0"], table["bags"]["1"]]
-        self.target: int = table["target_score"]
-        self.dealer: int = table["dealer"]
-        self.trick: Trick = [(e["seat"], ACE_HIGH_INDEX[e["card"]]) for e in table["trick"]]
-        played: list[dict[str, Any]] = table.get("played") or []
-        self.played_by: list[Hand] = [[0, 0, 0, 0] for _ in range(4)]
-        self.voids: list[int] = [0, 0, 0, 0]  # per seat, a bit per suit it has shown out of
-        broken = False
-        for start in range(0, len(played), 4):
-            chunk = played[start : start + 4]
-            led = ACE_HIGH_INDEX[chunk[0]["card"]] // 13
-            for i, entry in enumerate(chunk):
-                s, c = entry["seat"], ACE_HIGH_INDEX[entry["card"]]
-                suit = c // 13
-                self.played_by[s][suit] |= 1 << (c % 13)
-                if i == 0 and suit == SPADE and not broken:
-                    # Leading an unbroken spade is allowed only from a hand of spades.
-                    self.voids[s] |= 0b1110
-                elif suit != led:
-                    self.voids[s] |= 1 << led
-            broken = broken or any(e["card"][1] == "S" for e in chunk)
-        gone = [
-            self.played_by[0][k] | self.played_by[1][k] | self.played_by[2][k] | self.played_by[3][k]
-            for k in range(4)
-        ]
-        self.out: Hand = [FULL_SUIT & ~gone[k] & ~self.hand[k] for k in range(4)]
-
-    def forgetful_out(self) -> Hand:
-        """The cards out for a player who does not count: all but its own and the trick's."""
-        out = [FULL_SUIT & ~m for m in self.hand]
-        for _, c in self.trick:
-            out[c // 13] &= ~(1 << (c % 13))
-        return out
-
-
-def estimate_tricks(hand: list[str]) -> float:
-    """A rough count of the tricks `hand` should take with spades as trumps."""
-    return estimate_masks(masks_of(hand))

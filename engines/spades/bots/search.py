@@ -31,7 +31,6 @@ from engines.spades.bots.policy import (
     POPCOUNT,
     SPADE,
     Hand,
-    Seen,
     Trick,
     estimate_masks,
     heuristic_bid,
@@ -40,6 +39,7 @@ from engines.spades.bots.policy import (
     play_card,
     trick_best,
 )
+from engines.spades.bots.seen import Seen
 
 MATCH_VALUE = 200
 BAG_COST = 9

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Action
-from engines.spades.bots.policy import estimate_tricks
+from engines.spades.bots.seen import estimate_tricks
 from engines.spades.rules import RANK_INDEX
 
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
