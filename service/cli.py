@@ -282,10 +282,8 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
         return subprocess.run(locust, env=env).returncode
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardtable", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`cardtable serve`."""
     serve = sub.add_parser("serve", help="run the API (and, without REDIS_URL, Redis and a worker)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
@@ -310,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.set_defaults(func=cmd_serve)
 
+
+def _add_worker(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`cardtable worker`."""
     worker = sub.add_parser("worker", help="run an RQ worker (with the scheduler) for bot turns and clocks")
     worker.add_argument("--queue", default=None, help="queue name (default CARDTABLE_QUEUE)")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
@@ -321,6 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--log-level", default="INFO")
     worker.set_defaults(func=cmd_worker)
 
+
+def _add_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`cardtable tournament`."""
     tour = sub.add_parser("tournament", help="play bots against each other in-process and print win rates")
     tour.add_argument("--game", required=True)
     tour.add_argument("--seats", required=True, help="levels, comma-separated, e.g. pro,hard")
@@ -331,6 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=cmd_tournament)
 
+
+def _add_loadtest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`cardtable loadtest`."""
     load = sub.add_parser(
         "loadtest", help="simulated players play whole matches against a service (locust, headless)"
     )
@@ -349,9 +356,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     load.set_defaults(func=cmd_loadtest)
 
+
+def _add_openapi(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`cardtable openapi`."""
     openapi = sub.add_parser("openapi", help="write the OpenAPI document the service generates")
     openapi.add_argument("--output", "-o", default="-")
     openapi.set_defaults(func=cmd_openapi)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cardtable", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_serve, _add_worker, _add_tournament, _add_loadtest, _add_openapi):
+        add(sub)
     return parser
 
 

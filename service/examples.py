@@ -16,23 +16,32 @@ _DATA: dict[str, Any] = json.loads(
     (importlib.resources.files("service") / "examples.json").read_text(encoding="utf-8")
 )
 
-ACTION: dict[str, Any] = _DATA["ACTION"]
-CREATED: dict[str, Any] = _DATA["CREATED"]
-CREATE_MATCH: dict[str, Any] = _DATA["CREATE_MATCH"]
-EVENTS: dict[str, Any] = _DATA["EVENTS"]
-GAMES: dict[str, Any] = _DATA["GAMES"]
-HEALTHY: dict[str, Any] = _DATA["HEALTHY"]
-HINT: dict[str, Any] = _DATA["HINT"]
-HISTORY: dict[str, Any] = _DATA["HISTORY"]
-JOIN: dict[str, Any] = _DATA["JOIN"]
-JOINED: dict[str, Any] = _DATA["JOINED"]
-LEFT: dict[str, Any] = _DATA["LEFT"]
-LOBBY_PAGE: dict[str, Any] = _DATA["LOBBY_PAGE"]
-METRICS: str = _DATA["METRICS"]
-NOT_READY: dict[str, Any] = _DATA["NOT_READY"]
-PLAYED: dict[str, Any] = _DATA["PLAYED"]
-QUICK_PLAY: dict[str, Any] = _DATA["QUICK_PLAY"]
-QUICK_PLAYED: dict[str, Any] = _DATA["QUICK_PLAYED"]
-READY: dict[str, Any] = _DATA["READY"]
-STREAM: str = _DATA["STREAM"]
-VIEW: dict[str, Any] = _DATA["VIEW"]
+NAMES = [
+    "ACTION",
+    "CREATED",
+    "CREATE_MATCH",
+    "EVENTS",
+    "GAMES",
+    "HEALTHY",
+    "HINT",
+    "HISTORY",
+    "JOIN",
+    "JOINED",
+    "LEFT",
+    "LOBBY_PAGE",
+    "METRICS",
+    "NOT_READY",
+    "PLAYED",
+    "QUICK_PLAY",
+    "QUICK_PLAYED",
+    "READY",
+    "STREAM",
+    "VIEW",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """`examples.VIEW` and the others: one entry of service/examples.json each (`NAMES`)."""
+    if name in NAMES:
+        return _DATA[name]
+    raise AttributeError(name)

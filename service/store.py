@@ -21,74 +21,8 @@ from redis.cluster import RedisCluster
 
 from service import codec
 from service.cluster import Group, Router
+from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE, RESCHEDULE
 from service.waiters import ClusterHub, Hub
-
-# KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
-# KEYS[2] events list, KEYS[3] idempotency key (only when ARGV[6] is not '')
-# ARGV[1] expected version ('-1': the match must not exist yet), ARGV[2] new version,
-# ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
-# ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
-# ARGV[9] this write's random id (kept in field w), ARGV[10..] new events as JSON.
-# Returns 1 when written, 0 when the version did not match (nothing written).
-_COMMIT = """
-local cur = redis.call('HGET', KEYS[1], 'v')
-if ARGV[1] == '-1' then
-  if cur then return 0 end
-elseif cur ~= ARGV[1] then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3], 'w', ARGV[9])
-if #ARGV >= 10 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 10))
-end
-local ttl = tonumber(ARGV[5])
-redis.call('EXPIRE', KEYS[1], ttl)
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ttl) end
-if ARGV[6] ~= '' then
-  redis.call('SET', KEYS[3], ARGV[6], 'EX', ARGV[7])
-end
-redis.call('PUBLISH', ARGV[8], ARGV[2])
-return 1
-"""
-# On a cluster a plain PUBLISH goes to every node; a shard channel (the match's hash tag, so
-# the slot the script already writes) only to the nodes of that slot.
-_COMMIT_SHARDED = _COMMIT.replace("'PUBLISH'", "'SPUBLISH'")
-
-# KEYS[1] idempotency key. ARGV[1] marker for a request in progress, ARGV[2] its expiry.
-# Returns nil when the key was free (now claimed), else the stored value.
-_CLAIM = """
-local cur = redis.call('GET', KEYS[1])
-if cur then return cur end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-return false
-"""
-
-# KEYS[1] match hash, KEYS[2] events list. ARGV[1] the version the events were read at,
-# ARGV[2] all of them as one compressed JSON array. Returns 1 when archived, 0 when the
-# match changed after the read (nothing written).
-_ARCHIVE = """
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'z', ARGV[2])
-redis.call('DEL', KEYS[2])
-return 1
-"""
-
-# KEYS[1] idempotency key, ARGV[1] the in-progress marker: delete the key only while it still
-# holds the marker, never a committed answer.
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-# KEYS[1] the due index. ARGV[1] match id, ARGV[2] the score the sweeper read, ARGV[3] the
-# new score ('' removes the entry). Changes nothing if a commit moved the score meanwhile.
-_RESCHEDULE = """
-local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
-if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
-else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
-return 1
-"""
 
 IN_PROGRESS = "in-progress"
 # Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
@@ -161,6 +95,21 @@ def connect(url: str) -> redis.Redis:
     )
 
 
+def _events(raw: list[bytes], archived: bytes | None, after: int) -> list[dict[str, Any]]:
+    """The events after `after` from an LRANGE of the list, or from the archive once folded."""
+    if not raw and archived is not None:
+        return codec.loads(zlib.decompress(archived))[max(after, 0) :]
+    return [codec.loads(e) for e in raw]
+
+
+def _loaded(replies: list[Any], events_after: int | None) -> Loaded | None:
+    v, n, data = replies[0]
+    if data is None:
+        return None
+    after = None if events_after is None else _events(replies[1], replies[2], events_after)
+    return Loaded(codec.loads(data), int(v), int(n), after)
+
+
 def _key(match_id: str, part: str) -> str:
     return f"ct:{{m:{match_id}}}:{part}"
 
@@ -174,6 +123,9 @@ class Loaded:
     record: dict[str, Any]
     version: int
     events: int
+    # With `load(..., events_after=k)`: the stored events with seq > k, read in the same round
+    # trip (a long-poll's first look costs no second one).
+    after: list[dict[str, Any]] | None = None
 
 
 class ReplicaTimeout(redis.ConnectionError):
@@ -202,12 +154,12 @@ class Store:
         self.cluster = isinstance(state, RedisCluster)
         self.shards = SHARDS if self.cluster else 1
         self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
-        self._commit_src = _COMMIT_SHARDED if self.cluster else _COMMIT
+        self._commit_src = COMMIT_SHARDED if self.cluster else COMMIT
         self._commit = self.state.register_script(self._commit_src)
-        self._claim = self.state.register_script(_CLAIM)
-        self._archive = self.state.register_script(_ARCHIVE)
-        self._release = self.state.register_script(_RELEASE)
-        self._reschedule = client.register_script(_RESCHEDULE)
+        self._claim = self.state.register_script(CLAIM)
+        self._archive = self.state.register_script(ARCHIVE)
+        self._release = self.state.register_script(RELEASE)
+        self._reschedule = client.register_script(RESCHEDULE)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent
@@ -292,18 +244,22 @@ class Store:
             at += len(commands)
         return out
 
-    def load(self, match_id: str) -> Loaded | None:
+    def load(self, match_id: str, events_after: int | None = None) -> Loaded | None:
+        """The match as stored (None when there is none), with the request's pending rate count
+        in the same round trip; with `events_after`, also the events after that seq."""
         key = _key(match_id, "match")
-        read = ("HMGET", key, "v", "n", "data")
+        reads: list[tuple] = [("HMGET", key, "v", "n", "data")]
+        if events_after is not None:
+            reads += [("LRANGE", _key(match_id, "events"), max(events_after, 0), -1), ("HGET", key, "z")]
         pending = _pending_rate.get()
         if pending is None:
-            (((v, n, data),),) = self._exchange([(key, [read])], retry=True)
-            return None if data is None else Loaded(codec.loads(data), int(v), int(n))
+            (replies,) = self._exchange([(key, reads)], retry=True)
+            return _loaded(replies, events_after)
         _pending_rate.set(None)
-        (count, *_), ((v, n, data),) = self._exchange(
-            [self._count_group(pending.first_id, pending.window, pending.endpoint), (key, [read])], retry=True
+        (count, *_), replies = self._exchange(
+            [self._count_group(pending.first_id, pending.window, pending.endpoint), (key, reads)], retry=True
         )
-        loaded = None if data is None else Loaded(codec.loads(data), int(v), int(n))
+        loaded = _loaded(replies, events_after)
         if pending.token_digest and not _holds_token(loaded.record if loaded else None, pending.token_digest):
             # Not a token of this match: the request counts against the address instead.
             count = self._count_address(pending)
@@ -355,27 +311,31 @@ class Store:
         try:
             written, acked = self._run_commit(keys, args, pre)
         except (redis.ConnectionError, redis.TimeoutError):
-            # The connection dropped before the answer came: the write may or may not have
-            # happened. Its id, stored with it, tells which (asked on a new connection, which
-            # raises in turn if Redis is still away).
-            check = [(keys[0], [("HMGET", keys[0], "v", "w")])]
-            (((version, write_id),),) = self._exchange(check, retry=True)
-            if version == str(new_version).encode() and write_id == str(args[8]).encode():
-                if self._wait is not None:
-                    # Written, but whether a replica holds it is unknown (WAIT only counts
-                    # this connection's writes): not acknowledged.
-                    raise ReplicaTimeout("the commit's replication is unknown") from None
-                return True
-            if version == (None if expected is None else str(expected).encode()):
-                # Not written, and nobody else wrote: send it once more (the version check in
-                # the script still guards it). Callers never see the lost attempt: a bot's
-                # job or a clock's would otherwise end as stale and leave the match waiting.
-                written, acked = self._run_commit(keys, args, pre)
-            else:
-                raise  # another writer since: whether ours came first is unknowable
+            written, acked = self._after_lost_answer(keys, args, pre, expected)
         if written and self._wait is not None and acked < self._wait[1]:
             raise ReplicaTimeout(f"{acked} of {self._wait[1]} replicas confirmed the commit in time")
         return written
+
+    def _after_lost_answer(
+        self, keys: list[str], args: list[Any], pre: list[Group], expected: int | None
+    ) -> tuple[bool, int]:
+        """The connection dropped before a commit's answer came: the write may or may not have
+        happened. Its id, stored with it, tells which (asked on a new connection, which raises
+        in turn if Redis is still away)."""
+        check = [(keys[0], [("HMGET", keys[0], "v", "w")])]
+        (((version, write_id),),) = self._exchange(check, retry=True)
+        if version == str(args[1]).encode() and write_id == str(args[8]).encode():
+            if self._wait is not None:
+                # Written, but whether a replica holds it is unknown (WAIT only counts this
+                # connection's writes): not acknowledged.
+                raise ReplicaTimeout("the commit's replication is unknown") from None
+            return True, 0
+        if version == (None if expected is None else str(expected).encode()):
+            # Not written, and nobody else wrote: send it once more (the version check in the
+            # script still guards it). Callers never see the lost attempt: a bot's job or a
+            # clock's would otherwise end as stale and leave the match waiting.
+            return self._run_commit(keys, args, pre)
+        raise redis.ConnectionError("the commit's answer was lost and another writer came since")
 
     def _run_commit(self, keys: list[str], args: list[Any], pre: list[Group]) -> tuple[bool, int]:
         """Whether the script wrote, and how many replicas confirmed it (WAIT, on the same
@@ -403,10 +363,7 @@ class Store:
         events, match = _key(match_id, "events"), _key(match_id, "match")
         read = [("LRANGE", events, after, -1), ("HGET", match, "z"), ("HGET", match, "v")]
         ((raw, archived, version),) = self._exchange([(match, read)], retry=True)
-        version = None if version is None else int(version)
-        if not raw and archived is not None:
-            return codec.loads(zlib.decompress(archived))[after:], version
-        return [codec.loads(e) for e in raw], version
+        return _events(raw, archived, after), None if version is None else int(version)
 
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.

@@ -64,6 +64,24 @@ def etag(version: int, seat: int | None) -> str:
     return f'"{version}"' if seat is None else f'"{version}-{seat}"'
 
 
+def _seat_call(operation_id: str, codes=(401, 403, 404, 409), schema=ViewSchema, example=None, own=True):
+    """The documentation of a call with a seat's token: its id, the errors it may give (`codes`)
+    and its 200 answer (`own`: the view builds its Response itself, see Blueprint.view_response)."""
+    respond = blp.view_response if own else blp.response
+
+    def document(view):
+        for decorate in (
+            blp.doc(operationId=operation_id),
+            blp.doc(security=AUTH),
+            _errors(*codes),
+            respond(200, schema, example=examples.VIEW if example is None else example),
+        ):
+            view = decorate(view)
+        return view
+
+    return document
+
+
 def _errors(*codes):
     # Any match call may meet the rate limit (429) or an unreachable store (503).
     return declare_errors(blp, *codes, 429, 503)
@@ -170,10 +188,7 @@ class Actions(MethodView):
 
 @blp.route("/<match_id>/rounds")
 class Rounds(MethodView):
-    @blp.view_response(200, ViewSchema, example=examples.VIEW)
-    @_errors(401, 403, 404, 409)
-    @blp.doc(security=AUTH)
-    @blp.doc(operationId="startRound")
+    @_seat_call("startRound")
     def post(self, match_id):
         """The host starts the next round or hand after round_over
 
@@ -187,10 +202,7 @@ class Rounds(MethodView):
 
 @blp.route("/<match_id>/end")
 class End(MethodView):
-    @blp.view_response(200, ViewSchema, example=examples.VIEW)
-    @_errors(401, 403, 404, 409)
-    @blp.doc(security=AUTH)
-    @blp.doc(operationId="endMatch")
+    @_seat_call("endMatch")
     def post(self, match_id):
         """The host ends the match now (Žolíky, Zhol: games played to a number of wins)
 
@@ -203,10 +215,7 @@ class End(MethodView):
 
 @blp.route("/<match_id>/leave")
 class Leave(MethodView):
-    @blp.view_response(200, ViewSchema, example=examples.LEFT)
-    @_errors(401, 404, 409)
-    @blp.doc(security=AUTH)
-    @blp.doc(operationId="leaveMatch")
+    @_seat_call("leaveMatch", (401, 404, 409), example=examples.LEFT)
     def post(self, match_id):
         """Free your seat while waiting; later resign it (the host role passes on)
 
@@ -233,7 +242,7 @@ class Events(MethodView):
         answer's `version` is the match's, for an `If-Match`.
         """
         svc = service()
-        loaded = svc.load(match_id)
+        loaded = svc.load(match_id, events_after=query["after"])
         seat = svc.authenticate(loaded.record, bearer_token(), required=False)
         client = request.environ.get("gunicorn.socket")
         events, version = svc.events(match_id, seat, query["after"], query["wait"], client, loaded)
@@ -285,10 +294,7 @@ class Stream(MethodView):
 
 @blp.route("/<match_id>/history")
 class History(MethodView):
-    @blp.response(200, HistorySchema, example=examples.HISTORY)
-    @_errors(401, 404, 409)
-    @blp.doc(security=AUTH)
-    @blp.doc(operationId="getHistory")
+    @_seat_call("getHistory", (401, 404, 409), HistorySchema, examples.HISTORY, own=False)
     def get(self, match_id):
         """After the match: every event unredacted, the seed and the initial deck
 
