@@ -72,13 +72,13 @@ class ActingMixin(FollowingMixin):
             if action.get("type") != "resign" and resigned(record, seat):
                 # The bot that plays the seat on moves for it; the person's move would race it.
                 raise errors.NotYourTurn("you have resigned: a bot plays this seat now")
-            events = game_of(record).apply(record["state"], seat, action).events
-            response = self.view(match_id, record, loaded.version + 1, seat)
+            step = game_of(record).apply(record["state"], seat, action)
+            response = self.view(match_id, record, loaded.version + 1, seat, step)
             idem = None
             if idem_key is not None:
                 stored = codec.dumps({"body": body_hash(action), "response": response})
                 idem = (idem_key, stored, self.config.IDEMPOTENCY_TTL)
-            return Write(events, response, idem)
+            return Write(step.events, response, idem, step)
 
         return self._update(match_id, loaded, change)
 
@@ -92,8 +92,8 @@ class ActingMixin(FollowingMixin):
                 raise errors.MatchNotActive("the next round starts only after a round is over")
             if host_seat(record) != seat:
                 raise errors.Forbidden("only the host starts the next round")
-            events = game_of(record).start_next_round(record["state"]).events
-            return Write(events, self.view(match_id, record, loaded.version + 1, seat))
+            step = game_of(record).start_next_round(record["state"])
+            return Write(step.events, self.view(match_id, record, loaded.version + 1, seat, step), step=step)
 
         return self._update(match_id, loaded, change)
 
@@ -109,7 +109,7 @@ class ActingMixin(FollowingMixin):
                 raise errors.Forbidden("only the host ends the match")
             if match_status(record) not in ("active", "round_over"):
                 raise errors.MatchNotActive(f"the match is {match_status(record)}")
-            events = game_of(record).end_match(record["state"]).events
-            return Write(events, self.view(match_id, record, loaded.version + 1, seat))
+            step = game_of(record).end_match(record["state"])
+            return Write(step.events, self.view(match_id, record, loaded.version + 1, seat, step), step=step)
 
         return self._update(match_id, loaded, change)

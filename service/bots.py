@@ -11,7 +11,7 @@ import traceback
 from typing import Any
 
 from service import errors
-from service.match_core import MatchCore, Write, bot_level, game_of, host_seat, match_status
+from service.match_core import MatchCore, Write, bot_level, facts, game_of, host_seat, match_status
 from service.store import Loaded
 
 log = logging.getLogger("cardtable.matches")
@@ -36,22 +36,23 @@ class BotsMixin(MatchCore):
         if loaded is None or loaded.version != version:
             return "stale"
         record = loaded.record
-        status = match_status(record)
+        now = facts(record)
+        status = match_status(record, now)
         game = game_of(record)
-        if status == "round_over" and host_seat(record) is None:
-            events = game.start_next_round(record["state"]).events
-            return "next-round" if self._commit(match_id, loaded, record, events) else "stale"
-        if status != "active":
+        if status == "round_over" and host_seat(record, now) is None:
+            step = game.start_next_round(record["state"])
+            return "next-round" if self._commit(match_id, loaded, record, step.events, step=step) else "stale"
+        if status != "active" or now is None:
             return "idle"
-        seat = game.to_move(record["state"])
-        level = bot_level(record, seat)
+        seat = now.to_move
+        level = bot_level(record, seat, now)
         if seat is None or level is None:
             return "human"
         view = game.view(record["state"], seat)
         rng = random.Random(f"bot:{match_id}:{version}")
         since = record.get("at")
         try:
-            events = game.apply(record["state"], seat, game.bot_action(view, level, rng)).events
+            step = game.apply(record["state"], seat, game.bot_action(view, level, rng))
         except Exception as exc:
             # A bot bug must not stall the match: log it, count it and play a random legal
             # action instead. The log has the bot's stack but not the error's text, which may
@@ -68,10 +69,10 @@ class BotsMixin(MatchCore):
             if loaded is None or loaded.version != version:
                 return "stale"
             record = loaded.record
-            events = game.apply(record["state"], seat, rng.choice(view["legal_actions"])).events
-        for e in events:
+            step = game.apply(record["state"], seat, rng.choice(view["legal_actions"]))
+        for e in step.events:
             e.setdefault("bot", True)
-        if not self._commit(match_id, loaded, record, events):
+        if not self._commit(match_id, loaded, record, step.events, step=step):
             return "stale"
         if since is not None:
             self.store.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
@@ -89,10 +90,10 @@ class BotsMixin(MatchCore):
             early = clock["deadline"] - time.time()
             if early > 0:
                 time.sleep(early)
-            events = game_of(record).apply_timeout(record["state"], clock["seat"]).events
-            for e in events:
+            step = game_of(record).apply_timeout(record["state"], clock["seat"])
+            for e in step.events:
                 e.setdefault("auto", True)
-            return Write(events, "played")
+            return Write(step.events, "played", step=step)
 
         try:
             return self._update(match_id, None, change)

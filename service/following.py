@@ -5,16 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.base import Game, View, redact_event
+from engines.base import Game, Step, View, redact_event
 from service import errors, hints
-from service.match_core import MatchCore, game_of, host_seat, match_status, resigned
+from service.match_core import MatchCore, facts, game_of, host_seat, match_status, resigned
 from service.store import Loaded, channel
 from service.waiters import Waiter
 
 
 class FollowingMixin(MatchCore):
-    def view(self, match_id: str, record: dict[str, Any], version: int, seat: int | None) -> dict[str, Any]:
-        status = match_status(record)
+    def view(
+        self, match_id: str, record: dict[str, Any], version: int, seat: int | None, step: Step | None = None
+    ) -> dict[str, Any]:
+        """`seat`'s view (None: a spectator's); `step`: the engine's Step for the change that
+        made this version, when there is one (the engine is asked otherwise)."""
+        step = step or facts(record)
+        status = match_status(record, step)
         game_view = _game_view(record, seat)
         turn = dict(game_view["turn"])
         clock = record.get("clock")
@@ -28,7 +33,7 @@ class FollowingMixin(MatchCore):
             "version": version,
             "round": game_view["round"],
             "you": seat,
-            "host": host_seat(record),
+            "host": host_seat(record, step),
             "turn": turn,
             "players": _players(record, game_view),
             "hand": game_view["hand"],
@@ -36,7 +41,7 @@ class FollowingMixin(MatchCore):
             "discard": game_view["discard"],
             "table": game_view["table"],
             "scores": game_view["scores"],
-            "legal_actions": _legal_actions(record, game_view, status, seat),
+            "legal_actions": _legal_actions(record, game_view, status, seat, step),
             "round_result": game_view.get("round_result"),
             "winners": game_view.get("winners") if status == "finished" else None,
             "deal_commitment": game_of(record).deal_commitment(record["state"]) if record["state"] else None,
@@ -56,11 +61,14 @@ class FollowingMixin(MatchCore):
 
         The wait registers with the process's one subscription (service/waiters.py) and
         holds no Redis connection; `client` (the client's socket) ends it when the client
-        hangs up. `loaded`: the match, when the caller has just loaded it. The wait is capped
+        hangs up. `loaded`: the match with its events after `after` (`MatchCore.load` with
+        `events_after`), when the caller has just loaded it. The wait is capped
         at CARDTABLE_MAX_WAIT (deployments behind proxies with shorter idle timeouts)."""
         wait = min(wait, self.config.MAX_WAIT)
-        version = (loaded or self.load(match_id)).version
-        raw, now = self.store.events_since(match_id, after)
+        if loaded is None or loaded.after is None:
+            loaded = self.load(match_id, events_after=after)
+        version = loaded.version
+        raw, now = loaded.after or [], None
         if not raw and wait > 0:
             with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
                 # Written between the first read and the subscription?
@@ -131,9 +139,9 @@ def _players(record: dict[str, Any], game_view: View) -> list[dict[str, Any]]:
 
 
 def _legal_actions(
-    record: dict[str, Any], game_view: View, status: str, seat: int | None
+    record: dict[str, Any], game_view: View, status: str, seat: int | None, step: Step | None
 ) -> list[dict[str, Any]]:
-    if seat is not None and resigned(record, seat):
+    if seat is not None and resigned(record, seat, step):
         # A bot plays a resigned seat on (games of 3+ players): the person has no moves left.
         return []
     legal = game_view["legal_actions"] if status == "active" else []

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engines.base import Game
+from engines.base import Game, Step
 from engines.registry import GAMES
 from service import errors, hints
 from service.config import Config
@@ -35,6 +35,7 @@ class Write:
     events: list[dict[str, Any]]
     result: Any
     idem: tuple[str, bytes | str, int] | None = None
+    step: Step | None = None  # the engine's Step for the change, when an engine made it
 
 
 class MatchCore:
@@ -44,8 +45,9 @@ class MatchCore:
         self.queue = queue
         self.waiters = store.hub()
 
-    def load(self, match_id: str) -> Loaded:
-        loaded = self.store.load(match_id) if valid_id(match_id) else None
+    def load(self, match_id: str, events_after: int | None = None) -> Loaded:
+        """The match; with `events_after`, its events after that seq read in the same round trip."""
+        loaded = self.store.load(match_id, events_after) if valid_id(match_id) else None
         if loaded is None:
             raise errors.NotFound(f"no match with id {match_id!r}")
         return loaded
@@ -80,13 +82,13 @@ class MatchCore:
         for _ in range(retries):
             current = loaded or self.load(match_id)
             write = change(current)
-            if self._commit(match_id, current, current.record, write.events, write.idem):
+            if self._commit(match_id, current, current.record, write.events, write.idem, write.step):
                 return write.result
             loaded = None
         raise errors.VersionConflict()
 
-    def _ttl(self, record: dict[str, Any]) -> int:
-        if match_status(record) in ("finished", "aborted"):
+    def _ttl(self, status: str) -> int:
+        if status in ("finished", "aborted"):
             return self.config.FINISHED_TTL
         return self.config.IDLE_TTL
 
@@ -95,20 +97,23 @@ class MatchCore:
         for i, e in enumerate(events):
             e["seq"] = before + i + 1
 
-    def _commit(self, match_id, loaded: Loaded | None, record, events, idem=None) -> bool:
+    def _commit(self, match_id, loaded: Loaded | None, record, events, idem=None, step=None) -> bool:
         """Store `record` at the version after `loaded` (a new match for None) unless another
-        writer got in first; hand the next bot turn or clock to the workers once stored."""
+        writer got in first; hand the next bot turn or clock to the workers once stored.
+        `step`: the engine's Step for the change (asked of the engine here otherwise)."""
         version, before = (loaded.version, loaded.events) if loaded is not None else (None, 0)
         self._seq(events, before)
-        new_clock = update_clock(record)
+        step = step or facts(record)
+        new_clock = update_clock(record, step)
         record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
-        job = pending_job(record)
+        job = pending_job(record, step)
         due = self._due(record, job)
-        ok = self.store.commit(match_id, version, record, events, before, self._ttl(record), idem, due)
+        status = match_status(record, step)
+        ok = self.store.commit(match_id, version, record, events, before, self._ttl(status), idem, due)
         if ok:
             new = 0 if version is None else version + 1
             self._after_commit(match_id, record, new, new_clock, job)
-            if match_status(record) in ("finished", "aborted"):
+            if status in ("finished", "aborted"):
                 self.store.archive(match_id, new)
         return ok
 
@@ -133,18 +138,25 @@ class MatchCore:
         return None
 
 
-def update_clock(record: dict[str, Any]) -> bool:
+def facts(record: dict[str, Any]) -> Step | None:
+    """What the engine says of the match now (status, seat to move, resigned seats), asked
+    once; None before the first deal. A change made by the engine brings its own Step, and the
+    service reads that instead (docs/architecture.md, "A move through the code")."""
+    state = record["state"]
+    return game_of(record).step(state, []) if state is not None else None
+
+
+def update_clock(record: dict[str, Any], step: Step | None) -> bool:
     """Start a turn clock when a human's turn begins in a clocked match; True when one started.
 
     A turn keeps its deadline across its steps (Zhol's draw, then discard); the clock
     restarts only when another seat is to move or a new round begins.
     """
-    game = game_of(record)
-    if "turn_seconds" not in game.options or record["state"] is None:
+    if "turn_seconds" not in game_of(record).options or step is None:
         return False
     humans = [s for s in record["seats"] if s["kind"] == "human"]
-    seat = game.to_move(record["state"]) if match_status(record) == "active" else None
-    if len(humans) < 2 or seat is None or bot_level(record, seat) is not None:
+    seat = step.to_move if match_status(record, step) == "active" else None
+    if len(humans) < 2 or seat is None or bot_level(record, seat, step) is not None:
         record["clock"] = None
         return False
     clock = record.get("clock")
@@ -160,38 +172,39 @@ def update_clock(record: dict[str, Any]) -> bool:
     return True
 
 
-def bot_level(record: dict[str, Any], seat: int | None) -> str | None:
+def bot_level(record: dict[str, Any], seat: int | None, step: Step | None = None) -> str | None:
     """The level of the bot that decides for `seat`: its own, or a resigned seat's; None for a person."""
     if seat is None:
         return None
     entry = record["seats"][seat]
     if entry["kind"] == "bot":
         return entry["level"]
-    if resigned(record, seat):
+    if resigned(record, seat, step):
         return _RESIGNED_LEVEL
     return None
 
 
-def resigned(record: dict[str, Any], seat: int) -> bool:
+def resigned(record: dict[str, Any], seat: int, step: Step | None = None) -> bool:
     """Whether `seat` has resigned; in games of three or more the match plays on with a bot in it."""
-    state = record["state"]
-    return state is not None and seat in game_of(record).resigned_seats(state)
+    step = step or facts(record)
+    return step is not None and seat in step.resigned
 
 
-def pending_job(record: dict[str, Any]) -> str | None:
+def pending_job(record: dict[str, Any], step: Step | None = None) -> str | None:
     """What the match waits for from a worker: "bot" (a bot's or resigned seat's decision, or
     the next round of a match without humans), "clock" (a human's turn on the clock), or None."""
-    if record["state"] is None:
+    step = step or facts(record)
+    if step is None:
         return None
-    status = match_status(record)
+    status = match_status(record, step)
     if status == "round_over":
-        return "bot" if host_seat(record) is None else None
+        return "bot" if host_seat(record, step) is None else None
     if status != "active":
         return None
-    seat = game_of(record).to_move(record["state"])
+    seat = step.to_move
     if seat is None:
         return None
-    if bot_level(record, seat) is not None:
+    if bot_level(record, seat, step) is not None:
         return "bot"
     clock = record.get("clock")
     return "clock" if clock and clock["seat"] == seat else None
@@ -214,10 +227,10 @@ def game_of(record: dict[str, Any]) -> Game:
     return GAMES[record["game"]]
 
 
-def host_seat(record: dict[str, Any]) -> int | None:
+def host_seat(record: dict[str, Any], step: Step | None = None) -> int | None:
     """The host: the earliest-joined human seat that is still in the match."""
-    state = record.get("state")
-    resigned = game_of(record).resigned_seats(state) if state is not None else set()
+    step = step or facts(record)
+    resigned = step.resigned if step is not None else frozenset()
     humans = [
         s for s in record["seats"] if s["kind"] == "human" and not s.get("left") and s["seat"] not in resigned
     ]
@@ -226,10 +239,10 @@ def host_seat(record: dict[str, Any]) -> int | None:
     return min(humans, key=lambda s: s["joined"])["seat"]
 
 
-def match_status(record: dict[str, Any]) -> str:
+def match_status(record: dict[str, Any], step: Step | None = None) -> str:
     if record["status"] in ("waiting", "aborted"):
         return record["status"]
-    return game_of(record).status(record["state"])
+    return step.status if step is not None else game_of(record).status(record["state"])
 
 
 def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
