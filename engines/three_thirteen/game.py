@@ -72,7 +72,7 @@ from engines.three_thirteen.rules import BOOLEAN_OPTIONS, MAX_SEATS, MIN_SEATS, 
 class ThreeThirteenGame(Game):
     """Three Thirteen for 2–7 players with every variation of the seed as an option."""
 
-    bots_module = "engines.three_thirteen.bot"
+    bots_module = "engines.three_thirteen.bots"
 
     # --- options -----------------------------------------------------------
     def check_options(self, options: dict[str, Any], num_seats: int) -> None:
