@@ -71,8 +71,8 @@ def _pro_with_reason(game_id: str, view: dict[str, Any], rng: random.Random) -> 
         action = search.decide(Seen(view), rng, budget["samples"], budget["time_limit"])
         return action, spades_words.explain(view, action)
     if game_id == "three-thirteen":
-        from engines.three_thirteen import bot_solver as tt_words
-        from engines.three_thirteen.bot_pro import pro_action
+        from engines.three_thirteen.bots import solver as tt_words
+        from engines.three_thirteen.bots.pro import pro_action
 
         action = pro_action(view, rng, HINT_BUDGET["three-thirteen"])
         return action, tt_words.explain(view, action)

@@ -43,9 +43,10 @@ Decisions the rules leave open (each also written in place in docs/rules/three-t
   fewer than two seats have not resigned, the match ends and the one left wins.
 - The winners are the seats that have not resigned with the lowest total; `round_result.winners`
   are the seats with the round's lowest points.
-- An action is checked in this order: its shape (InvalidAction), the match in play
-  (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction). A field only
-  an option allows (`onto`, `declare_out: true`) is an IllegalAction when the option is off.
+- An action is checked in the order every game shares (engines/base.py, `Game.apply`): its
+  shape (InvalidAction), the match in play (MatchNotActive), the seat and its turn (NotYourTurn),
+  then the rules (IllegalAction). A field only an option allows (`onto`, `declare_out: true`) is
+  an IllegalAction when the option is off.
 - Hands in views are sorted by suit (S H D C), then rank A…K, jokers last.
 - Views carry the round's public history for the bots: `table.discard_pile` (the pile, bottom
   first, as everyone saw it built) and `table.taken` (per seat, the cards it took from the pile
@@ -58,90 +59,24 @@ from collections.abc import Callable
 from typing import Any
 
 from engines import rng as rngmod
-from engines.base import Action, Event, Game, Option, State, Step, View
-from engines.cards import JOKER, is_card, same_multiset
-from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
+from engines.base import Action, Event, Game, Option, State, json_copy
+from engines.cards import same_multiset
+from engines.errors import IllegalAction, InvalidOptions
 from engines.meld_solver import Split, best_split, goes_out
 from engines.melds import Meld, MeldRules, classify
 from engines.three_thirteen import rules as tt
-
-MIN_SEATS, MAX_SEATS = 2, 7
-BOOLEAN_OPTIONS = {
-    "aces_high_low": "aces high or low in runs (Q-K-A); an unmatched ace costs 15",
-    "face_cards_11_12_13": "unmatched J, Q and K cost 11, 12 and 13 instead of 10",
-    "extra_rounds": "rounds 12 and 13 with 14 and 15 cards, aces and then 2s wild",
-    "jokers_wild": "add 4 jokers, always wild; an unmatched joker costs 20",
-    "joker_dump": "a joker may be discarded in front of another player, where it counts nothing",
-    "up_and_down": "22 rounds: 3 cards up to 13 and back down to 3",
-    "redemption_round": "after someone goes out, the others may lay off cards onto the table melds",
-    "double_face_rounds": "points are doubled in the J, Q and K rounds",
-    "all_wild_melds": "a meld may be made of wild cards only",
-    "false_out_penalty": "players declare going out themselves; a wrong declaration costs 20 points",
-    "multiple_wilds": "a meld may hold more than one wild card",
-}
-FIELDS = {
-    "draw": ({"pile"}, {"pile"}),
-    "discard": ({"card"}, {"card", "onto", "declare_out"}),
-    "lay_off": ({"card", "meld"}, {"card", "meld"}),
-    "end_turn": (set(), set()),
-    "resign": (set(), set()),
-}
-SHAPES = {
-    "draw": '{"type": "draw", "pile": "stock" | "discard"}',
-    "discard": '{"type": "discard", "card": "7H"} (optional "onto": <seat>, "declare_out": true)',
-    "lay_off": '{"type": "lay_off", "card": "9H", "meld": "m2"}',
-    "end_turn": '{"type": "end_turn"}',
-    "resign": '{"type": "resign"}',
-}
-
-
-def json_copy(value: Any) -> Any:
-    """A deep copy of JSON-like data (dicts, lists, scalars), several times faster than deepcopy."""
-    if type(value) is dict:
-        return {k: json_copy(v) for k, v in value.items()}
-    if type(value) is list:
-        return [json_copy(v) for v in value]
-    return value
-
-
-def meld_view(meld: Meld) -> dict[str, Any]:
-    return {
-        "kind": meld.kind,
-        "cards": list(meld.cards),
-        "stands_for": list(meld.stands_for),
-        "ace_high": meld.ace_high,
-    }
+from engines.three_thirteen import view
+from engines.three_thirteen.rules import BOOLEAN_OPTIONS, MAX_SEATS, MIN_SEATS, meld_view
 
 
 class ThreeThirteenGame(Game):
     """Three Thirteen for 2–7 players with every variation of the seed as an option."""
 
-    bots_module = "engines.three_thirteen.bot"
+    bots_module = "engines.three_thirteen.bots"
 
     # --- options -----------------------------------------------------------
     def check_options(self, options: dict[str, Any], num_seats: int) -> None:
-        first = options.get("first_dealer")
-        if first is not None and not 0 <= first < num_seats:
-            raise InvalidOptions(f"first_dealer must be a seat number from 0 to {num_seats - 1}")
-        if options.get("joker_dump") and not options.get("jokers_wild"):
-            raise InvalidOptions("joker_dump needs jokers_wild: without jokers there is no joker to dump")
-        if options.get("extra_rounds") and options.get("up_and_down"):
-            raise InvalidOptions(
-                "extra_rounds and up_and_down cannot be combined: extra_rounds adds 14- and 15-card rounds"
-                " after the 13-card round, up_and_down plays exactly 22 rounds from 3 to 13 and back"
-            )
-        largest = max(tt.schedule(options))
-        # Dumped jokers leave play, so only jokers that always return to the pile help the stock.
-        usable = tt.BASE_DECK + (
-            tt.JOKERS if options.get("jokers_wild") and not options.get("joker_dump") else 0
-        )
-        if num_seats * largest + 2 > usable:
-            raise InvalidOptions(
-                f"{num_seats} players cannot be dealt {largest} cards each: that needs"
-                f" {num_seats * largest + 2} cards with the discard and the stock,"
-                f" the deck has {usable} usable ones"
-                + (" (jokers_wild without joker_dump adds 4)" if usable == tt.BASE_DECK else "")
-            )
+        tt.check_options(options, num_seats)
 
     def full_deck(self, options: dict[str, Any]) -> list[str]:
         return tt.full_deck(options)
@@ -186,16 +121,7 @@ class ThreeThirteenGame(Game):
             "hands": [[] for _ in range(num_seats)],
             "stock": [],
             "discard": [],
-            "went_out": None,
-            "final_turns": [],
-            "melds": [],
-            "next_meld": 1,
-            "laid_down": [None] * num_seats,
-            "laid_off": [[] for _ in range(num_seats)],
-            "shown": [None] * num_seats,
-            "dumped": [[] for _ in range(num_seats)],
-            "taken": [[] for _ in range(num_seats)],
-            "penalties": [0] * num_seats,
+            **tt.fresh_round(num_seats),
             "scores": [0] * num_seats,
             "round_points": [],
             "resigned": [False] * num_seats,
@@ -225,16 +151,7 @@ class ThreeThirteenGame(Game):
             hands=[tt.sorted_cards(h) for h in hands],
             discard=[deck[size * n]],
             stock=deck[size * n + 1 :],
-            went_out=None,
-            final_turns=[],
-            melds=[],
-            next_meld=1,
-            laid_down=[None] * n,
-            laid_off=[[] for _ in range(n)],
-            shown=[None] * n,
-            dumped=[[] for _ in range(n)],
-            taken=[[] for _ in range(n)],
-            penalties=[0] * n,
+            **tt.fresh_round(n),
         )
         events: list[Event] = [
             {
@@ -252,8 +169,6 @@ class ThreeThirteenGame(Game):
         return events
 
     def _next_round(self, state: State) -> list[Event]:
-        if state["status"] != "round_over":
-            raise MatchNotActive("the next round can be dealt only when a round is over")
         return self._deal(state, None)
 
     def to_move(self, state: State) -> int | None:
@@ -292,6 +207,15 @@ class ThreeThirteenGame(Game):
             }
         ]
 
+    @staticmethod
+    def _forget_taken(state: State, seat: int, cards: list[str]) -> None:
+        """Cards that left the hand in public no longer count as taken and held."""
+        taken = state.get("taken")
+        if taken:
+            for card in cards:
+                if card in taken[seat]:
+                    taken[seat].remove(card)
+
     def _lay_offs(self, state: State, seat: int) -> list[tuple[str, str]]:
         """Every (card, meld id) the seat may lay off now, one card at a time."""
         rules = self._rules(state)
@@ -325,60 +249,18 @@ class ThreeThirteenGame(Game):
                 {"type": "lay_off", "card": c, "meld": m} for c, m in self._lay_offs(state, seat)
             ]
             return [*actions, {"type": "end_turn"}]
-        options = state["options"]
-        declare = options["false_out_penalty"] and state["went_out"] is None
-        actions = []
-        for card in sorted(set(state["hands"][seat]), key=tt.sort_key):
-            bodies: list[Action] = [{"type": "discard", "card": card}]
-            if card == JOKER and options["joker_dump"]:
-                n = state["num_seats"]
-                bodies += [{"type": "discard", "card": card, "onto": (seat + i) % n} for i in range(1, n)]
-            actions += bodies
-            if declare:
-                actions += [{**body, "declare_out": True} for body in bodies]
-        return actions
+        return tt.discard_actions(
+            state["hands"][seat], seat, state["num_seats"], state["options"], state["went_out"] is None
+        )
 
     # --- actions -----------------------------------------------------------
-    def _check_shape(self, state: State, action: Action) -> str:
-        if type(action) is not dict:
-            raise InvalidAction('an action is a JSON object such as {"type": "discard", "card": "7H"}')
-        kind = action.get("type")
-        if kind not in FIELDS:
-            raise InvalidAction(
-                f"unknown action type {kind!r};"
-                " Three Thirteen knows draw, discard, lay_off, end_turn and resign"
-            )
-        required, allowed = FIELDS[kind]
-        fields = set(action) - {"type"}
-        if not required <= fields or not fields <= allowed:
-            raise InvalidAction(f"{kind} is {SHAPES[kind]}")
-        if "pile" in action and action["pile"] not in ("stock", "discard"):
-            raise InvalidAction('pile must be "stock" or "discard"')
-        if "card" in action and not is_card(action["card"]):
-            raise InvalidAction(
-                f"{action['card']!r} is not a card code (rank A 2-9 T J Q K, then suit S H D C; JK a joker)"
-            )
-        if "onto" in action:
-            onto = action["onto"]
-            if type(onto) is not int or not 0 <= onto < state["num_seats"]:
-                raise InvalidAction(f"onto must be a seat number from 0 to {state['num_seats'] - 1}")
-        if "declare_out" in action and type(action["declare_out"]) is not bool:
-            raise InvalidAction("declare_out must be true or false")
-        if "meld" in action and type(action["meld"]) is not str:
-            raise InvalidAction('meld must be the id of a meld on the table, such as "m2"')
-        return kind
+    def parse_action(self, state: State, action: Any) -> Action:
+        return tt.parse_action(action, state["num_seats"])
 
-    def apply(self, state: State, seat: int, action: Action) -> Step:
-        return self.step(state, self._own_apply(state, seat, action))
-
-    def _own_apply(self, state: State, seat: int, action: Action) -> list[Event]:
-        kind = self._check_shape(state, action)
+    def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        kind = action["type"]
         if kind == "resign":
             return self._resign(state, seat)
-        if state["status"] != "active":
-            raise MatchNotActive("the match is not in play right now")
-        if type(seat) is not int or seat != state["turn"]:
-            raise NotYourTurn("it is not your turn")
         phase = state["phase"]
         if kind == "draw":
             if phase != "draw":
@@ -432,22 +314,7 @@ class ThreeThirteenGame(Game):
         hand = state["hands"][seat]
         if card not in hand:
             raise IllegalAction(f"you do not hold {card}")
-        if onto is not None:
-            if not options["joker_dump"]:
-                raise IllegalAction(
-                    "jokers cannot be dumped on another player in this match (joker_dump is off)"
-                )
-            if card != JOKER:
-                raise IllegalAction("only a joker may be dumped in front of another player")
-            if onto == seat:
-                raise IllegalAction("a joker is dumped in front of another player, not yourself")
-        if declare:
-            if not options["false_out_penalty"]:
-                raise IllegalAction(
-                    "going out is detected by itself in this match: there is nothing to declare"
-                )
-            if state["went_out"] is not None:
-                raise IllegalAction("someone has gone out already: this is your final turn")
+        tt.check_discard(options, seat, card, onto, declare, state["went_out"] is None)
         rest = list(hand)
         rest.remove(card)
         out = False
@@ -537,26 +404,10 @@ class ThreeThirteenGame(Game):
         players = []
         points = []
         for s in range(n):
-            hand = state["hands"][s]
-            split = self._split(state, hand)
-            base = split.points * (2 if double else 1)
-            total = base + state["penalties"][s]
-            points.append(total)
-            state["scores"][s] += total
-            players.append(
-                {
-                    "seat": s,
-                    "hand": state["shown"][s] if state["shown"][s] is not None else tt.sorted_cards(hand),
-                    "melds": (state["laid_down"][s] or []) + [meld_view(m) for m in split.melds],
-                    "leftover": tt.sorted_cards(list(split.leftover)),
-                    "laid_off": list(state["laid_off"][s]),
-                    "dumped_jokers": len(state["dumped"][s]),
-                    "cards_points": base,
-                    "penalty": state["penalties"][s],
-                    "points": total,
-                    "total": state["scores"][s],
-                }
-            )
+            entry = tt.score_seat(state, s, self._split(state, state["hands"][s]), double)
+            state["scores"][s] = entry["total"]
+            points.append(entry["points"])
+            players.append(entry)
         state["round_points"].append(points)
         low = min(points)
         result = {
@@ -569,7 +420,7 @@ class ThreeThirteenGame(Game):
             "players": players,
             "points": {str(s): points[s] for s in range(n)},
             "table": json_copy(state["melds"]),
-            "scores": self._scores(state),
+            "scores": view.scores(state),
             "winners": [s for s in range(n) if points[s] == low],
         }
         state["round_result"] = result
@@ -584,11 +435,7 @@ class ThreeThirteenGame(Game):
         return events
 
     def _resign(self, state: State, seat: int) -> list[Event]:
-        if state["status"] not in ("active", "round_over"):
-            raise MatchNotActive("the match is not in play right now")
         n = state["num_seats"]
-        if type(seat) is not int or not 0 <= seat < n:
-            raise NotYourTurn(f"seat {seat!r} does not play in this match")
         if state["resigned"][seat]:
             raise IllegalAction("you have resigned already")
         state["resigned"][seat] = True
@@ -606,76 +453,21 @@ class ThreeThirteenGame(Game):
             "type": "match_over",
             "winners": list(winners),
             "reason": reason,
-            "scores": self._scores(state),
+            "scores": view.scores(state),
         }
 
-    # --- views -------------------------------------------------------------
-    @staticmethod
-    def _scores(state: State) -> dict[str, int]:
-        return {str(s): v for s, v in enumerate(state["scores"])}
+    # --- views: the envelope is engines/base.py's, the parts engines/three_thirteen/view.py's ---
+    def player_view(self, state: State, seat: int) -> dict[str, Any]:
+        return view.player(state, seat)
 
-    @staticmethod
-    def _taken(state: State, seat: int) -> list[str]:
-        """Cards `seat` took from the discard pile this round and has not shown since (public)."""
-        taken = state.get("taken")
-        return tt.sorted_cards(taken[seat]) if taken else []
+    def hand_view(self, state: State, seat: int) -> list[str]:
+        return tt.sorted_cards(state["hands"][seat])
 
-    @staticmethod
-    def _forget_taken(state: State, seat: int, cards: list[str]) -> None:
-        """Cards that left the hand in public no longer count as taken and held."""
-        taken = state.get("taken")
-        if taken:
-            for card in cards:
-                if card in taken[seat]:
-                    taken[seat].remove(card)
+    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view.table(state)
 
-    def view(self, state: State, seat: int | None) -> View:
-        n = state["num_seats"]
-        mover = self.to_move(state)
-        viewer = seat if type(seat) is int and 0 <= seat < n else None
-        size = self._size(state)
-        went_out = state["went_out"]
-        discard = state["discard"]
-        return {
-            "status": state["status"],
-            "round": state["round"],
-            "turn": {"seat": mover, "phase": state["phase"] if mover is not None else None, "deadline": None},
-            "players": [
-                {
-                    "seat": s,
-                    "cards": len(state["hands"][s]),
-                    "resigned": state["resigned"][s],
-                    "score": state["scores"][s],
-                    "went_out": went_out == s,
-                    "dumped_jokers": len(state["dumped"][s]),
-                    "penalty": state["penalties"][s],
-                }
-                for s in range(n)
-            ],
-            "hand": tt.sorted_cards(state["hands"][viewer]) if viewer is not None else None,
-            "stock": len(state["stock"]),
-            "discard": {"top": discard[-1] if discard else None, "count": len(discard)},
-            "table": {
-                "round": state["round"],
-                "rounds": len(state["schedule"]),
-                "cards_dealt": size,
-                "wild_rank": tt.WILD_RANK[size],
-                "dealer": state["dealer"],
-                "doubled": tt.doubled(state["options"], size),
-                "went_out": went_out,
-                "final_turns": list(state["final_turns"]) if went_out is not None else None,
-                "final_turns_left": len(state["final_turns"]) if went_out is not None else None,
-                "melds": json_copy(state["melds"]),
-                "round_points": [list(p) for p in state["round_points"]],
-                "options": {k: v for k, v in state["options"].items() if k in BOOLEAN_OPTIONS},
-                "discard_pile": list(discard),
-                "taken": [self._taken(state, s) for s in range(n)],
-            },
-            "scores": self._scores(state),
-            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
-            "round_result": json_copy(state["round_result"]),
-            "winners": list(state["winners"]) if state["winners"] is not None else None,
-        }
+    def scores(self, state: State) -> dict[str, int]:
+        return view.scores(state)
 
 
 GAME = ThreeThirteenGame(

@@ -12,7 +12,7 @@ from engines.registry import GAMES
 from engines.spades import GAME as SPADES_GAME
 from engines.spades import bots as spades_bot
 from engines.three_thirteen import GAME as TT
-from engines.three_thirteen import bot_solver as tt_solver
+from engines.three_thirteen.bots import solver as tt_solver
 from engines.zhol import GAME as ZHOL
 from engines.zhol import bot_solver as zhol_solver
 from engines.zoliky import GAME as ZOLIKY

@@ -11,9 +11,10 @@ import pytest
 
 from engines import tournament
 from engines.cards import JOKER
-from engines.three_thirteen import GAME, bot_pro
-from engines.three_thirteen import bot as tt_bot
-from engines.three_thirteen.bot_eval import Judge, unseen_cards
+from engines.three_thirteen import GAME
+from engines.three_thirteen import bots as tt_bot
+from engines.three_thirteen.bots import pro as bot_pro
+from engines.three_thirteen.bots.eval import Judge, unseen_cards
 from tests.engines import harness
 from tests.engines.test_three_thirteen import act, all_cards, start, turn
 

@@ -1,6 +1,6 @@
 """The Three Thirteen `solver` level: the least deadwood by the exact meld solver
 (engines/solver_level.py). Deadwood is the points the minimal split leaves under the round's
-rules (`bot_eval.Judge`); the dearest card on ties is the one worth most points.
+rules (`bots.eval.Judge`); the dearest card on ties is the one worth most points.
 
 Like every level it declares going out (`false_out_penalty`) only when the rest really melds,
 dumps a joker it throws when `joker_dump` allows, and in a redemption round lays off the card that
@@ -14,8 +14,7 @@ from typing import Any
 
 from engines.base import Action
 from engines.solver_level import discard_reason, least_deadwood, take_reason
-from engines.three_thirteen.bot import discard_body, lay_off_action
-from engines.three_thirteen.bot_eval import Judge, without
+from engines.three_thirteen.bots.eval import Judge, discard_body, lay_off_action, without
 
 
 def best_discard(judge: Judge, hand: list[str]) -> tuple[str, int]:

@@ -27,14 +27,21 @@ from collections import Counter
 from typing import Any
 
 from engines.base import Action
-from engines.three_thirteen.bot import discard_body, feeds_next, final_turn, lay_off_action
-from engines.three_thirteen.bot_eval import Judge, unseen_cards, without
+from engines.three_thirteen.bots.eval import (
+    Judge,
+    discard_body,
+    feeds_next,
+    final_turn,
+    lay_off_action,
+    unseen_cards,
+    without,
+)
 
 # samples: stock cards sampled per decision; candidates: discards searched beyond the best now;
 # time_limit: seconds after which no further candidate is searched (None: samples only).
 # depth: 2 also looks at a second draw. exact: the next draw averaged over every unseen card (else
 # over the samples); pairs: two-draw sequences sampled for depth 2 (else each sampled card paired
-# with the next one). Hard uses this function with one draw and a small budget (bot.HARD_BUDGET).
+# with the next one). Hard uses this function with one draw and a small budget (bots.HARD_BUDGET).
 PRO: dict[str, Any] = {
     "samples": 24,
     "candidates": 5,
@@ -81,12 +88,50 @@ def two_draws_points(judge: Judge, rest: list[str], first: str, second: str) -> 
     return float(next_draw_points(judge, kept, second))
 
 
+def draw_action(view: dict[str, Any], judge: Judge, hand: list[str], sample: list[str]) -> Action:
+    """Take the top discard when the points left with it beat the mean over the sampled stock
+    cards (a wild card always)."""
+    legal: list[Action] = view["legal_actions"]
+    top = view["discard"]["top"]
+    if {"type": "draw", "pile": "discard"} not in legal or top is None:
+        return {"type": "draw", "pile": "stock"}
+    if {"type": "draw", "pile": "stock"} not in legal or judge.is_wild(top):
+        return {"type": "draw", "pile": "discard"}
+    with_top = judge.after_best_discard([*hand, top])
+    if sample:
+        stock = sum(next_draw_points(judge, hand, c) for c in sample) / len(sample)
+    else:
+        stock = judge.left(hand)
+    return {"type": "draw", "pile": "discard" if with_top < stock else "stock"}
+
+
+def draw_pairs(
+    unseen: list[str], sample: list[str], budget: dict[str, Any], rng: random.Random
+) -> list[tuple[str, str]]:
+    """The two-draw sequences a depth-2 search averages over (none at depth 1)."""
+    if budget.get("depth", 1) < 2 or len(sample) < 2:
+        return []
+    if budget.get("pairs") and len(unseen) >= 2:
+        # Two draws in a row: `pairs` independent draws of two distinct unseen cards.
+        return [(a, b) for a, b in (rng.sample(unseen, 2) for _ in range(budget["pairs"]))]
+    # Pair each sampled card with the next one: its draw after this one.
+    return [(sample[i], sample[(i + 1) % len(sample)]) for i in range(len(sample))]
+
+
+def gift(view: dict[str, Any], judge: Judge, card: str) -> float:
+    """The penalty for what throwing `card` on the pile gives the next player (none when dumped)."""
+    if any(a.get("card") == card and "onto" in a for a in view["legal_actions"]):
+        return 0.0
+    if judge.is_wild(card):
+        return WILD_GIFT
+    return FEED_GIFT if feeds_next(view, judge, card) else 0.0
+
+
 def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] | None = None) -> Action:
     """The pro decision; `budget` (default `PRO`) bounds the search (hard uses a small one)."""
     budget = PRO if budget is None else budget
     start = time.perf_counter()
     limit = budget["time_limit"]
-    legal: list[Action] = view["legal_actions"]
     phase = view["turn"]["phase"]
     hand: list[str] = list(view["hand"] or [])
     judge = Judge(view)
@@ -95,17 +140,7 @@ def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] 
     unseen = unseen_cards(view)
     sample = rng.sample(unseen, min(budget["samples"], len(unseen))) if unseen else []
     if phase == "draw":
-        top = view["discard"]["top"]
-        if {"type": "draw", "pile": "discard"} not in legal or top is None:
-            return {"type": "draw", "pile": "stock"}
-        if {"type": "draw", "pile": "stock"} not in legal or judge.is_wild(top):
-            return {"type": "draw", "pile": "discard"}
-        with_top = judge.after_best_discard([*hand, top])
-        if sample:
-            stock = sum(next_draw_points(judge, hand, c) for c in sample) / len(sample)
-        else:
-            stock = judge.left(hand)
-        return {"type": "draw", "pile": "discard" if with_top < stock else "stock"}
+        return draw_action(view, judge, hand, sample)
     values = judge.discard_values(hand, slack=0 if final_turn(view) else 12)
     ranked = sorted(values.items(), key=lambda kv: (kv[1], judge.is_wild(kv[0]), -judge.points(kv[0]), kv[0]))
     best, best_left = ranked[0]
@@ -114,14 +149,7 @@ def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] 
     scored: list[tuple[float, int, str, int]] = []
     # exact: the next draw averaged over every unseen card (weighted by copies), not the sample.
     kinds = sorted(Counter(unseen).items()) if budget.get("exact") else []
-    pairs: list[tuple[str, str]] = []
-    if budget.get("depth", 1) >= 2 and len(sample) >= 2:
-        if budget.get("pairs") and len(unseen) >= 2:
-            # Two draws in a row: `pairs` independent draws of two distinct unseen cards.
-            pairs = [(a, b) for a, b in (rng.sample(unseen, 2) for _ in range(budget["pairs"]))]
-        else:
-            # Pair each sampled card with the next one: its draw after this one.
-            pairs = [(sample[i], sample[(i + 1) % len(sample)]) for i in range(len(sample))]
+    pairs = draw_pairs(unseen, sample, budget, rng)
     for card, left in ranked[: 1 + budget["candidates"]]:
         if limit is not None and scored and time.perf_counter() - start > limit:
             break
@@ -132,14 +160,7 @@ def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] 
             future = sum(next_draw_points(judge, rest, c) for c in sample) / len(sample)
         if pairs:
             future = 0.5 * future + sum(two_draws_points(judge, rest, a, b) for a, b in pairs) / len(pairs)
-        dumped = any(a.get("card") == card and "onto" in a for a in legal)
-        if dumped:
-            gift = 0.0
-        elif judge.is_wild(card):
-            gift = WILD_GIFT
-        else:
-            gift = FEED_GIFT if feeds_next(view, judge, card) else 0.0
-        scored.append((future + NOW_WEIGHT * left + gift, -judge.points(card), card, left))
+        scored.append((future + NOW_WEIGHT * left + gift(view, judge, card), -judge.points(card), card, left))
     scored.sort()
     _, _, card, left = scored[0]
     return discard_body(view, card, left, rng)

@@ -11,8 +11,8 @@
   draw and discard decisions): it draws from the stock without looking at the discard, or throws
   a random card that is not wild (easy) or its second choice (medium, hard). Going out is never
   overlooked; on a final turn (someone has gone out) only the points left count.
-- solver: `bot_solver`, the least-deadwood baseline of the ladder (not offered to clients).
-- pro: `bot_pro` (expected points after the next two draws over sampled unseen cards).
+- solver: `bots.solver`, the least-deadwood baseline of the ladder (not offered to clients).
+- pro: `bots.pro` (expected points after the next two draws over sampled unseen cards).
 
 Every level dumps a joker it throws when `joker_dump` allows (it counts nothing there), declares
 going out (`false_out_penalty`) only when the rest of the hand really melds, and in a redemption
@@ -26,7 +26,16 @@ from typing import Any
 
 from engines.base import Action
 from engines.bots import register
-from engines.three_thirteen.bot_eval import Judge, without
+from engines.three_thirteen.bots.eval import (
+    Judge,
+    discard_body,
+    feeds_next,
+    final_turn,
+    lay_off_action,
+    without,
+)
+from engines.three_thirteen.bots.pro import pro_action
+from engines.three_thirteen.bots.solver import solver_action
 
 LEVELS = ("random", "easy", "medium", "hard", "pro")
 # Chance per decision of overlooking the better move (draw or discard).
@@ -36,6 +45,7 @@ MISTAKES = {"easy": 0.35, "medium": 0.25, "hard": 0.15}
 HARD_BUDGET: dict[str, Any] = {"samples": 4, "candidates": 1, "depth": 1, "time_limit": None}
 
 
+@register("three-thirteen", *LEVELS, "solver")
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     legal: list[Action] = view["legal_actions"]
     if not legal:
@@ -45,59 +55,10 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
     if len(legal) == 1:
         return legal[0]
     if level == "solver":
-        from engines.three_thirteen.bot_solver import solver_action
-
         return solver_action(view, rng)
     if level == "pro":
-        from engines.three_thirteen.bot_pro import pro_action
-
         return pro_action(view, rng)
     return heuristic_action(view, level if level in MISTAKES else "medium", rng)
-
-
-def final_turn(view: dict[str, Any]) -> bool:
-    return view["table"]["went_out"] is not None
-
-
-def discard_body(view: dict[str, Any], card: str, rest_left: int, rng: random.Random) -> Action:
-    """The complete discard action for `card`: dump a joker if allowed, declare going out if out."""
-    legal: list[Action] = view["legal_actions"]
-    candidates = [a for a in legal if a["type"] == "discard" and a.get("card") == card]
-    dumps = [a for a in candidates if "onto" in a]
-    if dumps:
-        # A joker dumped in front of someone is gone for good; on the pile it helps the next player.
-        candidates = dumps
-    declare = [a for a in candidates if a.get("declare_out")]
-    if declare and rest_left == 0:
-        return rng.choice(declare)
-    plain = [a for a in candidates if not a.get("declare_out")]
-    return rng.choice(plain or candidates)
-
-
-def lay_off_action(view: dict[str, Any], judge: Judge) -> Action:
-    """In a redemption round: lay off the card that lowers the points most, else end the turn."""
-    legal: list[Action] = view["legal_actions"]
-    hand: list[str] = list(view["hand"] or [])
-    lay_offs = [a for a in legal if a["type"] == "lay_off"]
-    if lay_offs:
-        now = judge.left(hand)
-        best = min(lay_offs, key=lambda a: (judge.left(without(hand, a["card"])), a["card"], a["meld"]))
-        if judge.left(without(hand, best["card"])) < now:
-            return best
-    return {"type": "end_turn"}
-
-
-def feeds_next(view: dict[str, Any], judge: Judge, card: str) -> bool:
-    """Whether the next player took from the pile a card that `card` would fit with (public)."""
-    if judge.is_wild(card):
-        return True
-    taken = view["table"].get("taken") or []
-    n = len(view["players"])
-    me = view["turn"]["seat"]
-    nxt = (me + 1) % n
-    if nxt >= len(taken):
-        return False
-    return any(not judge.is_wild(c) and judge.connected(card, c) for c in taken[nxt])
 
 
 def ranked_discards(view: dict[str, Any], judge: Judge, hand: list[str], level: str) -> list[tuple[Any, str]]:
@@ -129,8 +90,6 @@ def heuristic_action(view: dict[str, Any], level: str, rng: random.Random) -> Ac
     judge = Judge(view)
     mistake = rng.random() < MISTAKES[level]
     if level == "hard" and not mistake and phase != "lay_off":
-        from engines.three_thirteen.bot_pro import pro_action
-
         return pro_action(view, rng, HARD_BUDGET)
     if phase == "draw":
         top = view["discard"]["top"]
@@ -154,6 +113,3 @@ def heuristic_action(view: dict[str, Any], level: str, rng: random.Random) -> Ac
             card = ranked[1][1] if len(ranked) > 1 else best
         return discard_body(view, card, judge.left(without(hand, card)), rng)
     return lay_off_action(view, judge)
-
-
-register("three-thirteen", "random", "easy", "medium", "hard", "pro", "solver")(choose_action)

@@ -1,15 +1,19 @@
 """Hand evaluation for the Three Thirteen bots: memoised minimal splits under one round's rules.
 
 Everything here works from one seat's view: the round's meld rules and card points, the seat's own
-hand and the public cards (discard pile, table melds, dumped jokers, cards seen taken).
+hand and the public cards (discard pile, table melds, dumped jokers, cards seen taken). It also
+holds what every level does alike: the complete discard action for a card (`discard_body`), the
+redemption lay-offs (`lay_off_action`) and whether a card would feed the next player (`feeds_next`).
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from engines.base import Action
 from engines.cards import JOKER
 from engines.meld_solver import best_split
 from engines.melds import MeldRules
@@ -132,3 +136,48 @@ def unseen_cards(view: dict[str, Any], exclude_taken: bool = True) -> list[str]:
                 seen += cards
     counts.subtract(seen)
     return sorted(counts.elements())
+
+
+def final_turn(view: dict[str, Any]) -> bool:
+    return view["table"]["went_out"] is not None
+
+
+def discard_body(view: dict[str, Any], card: str, rest_left: int, rng: random.Random) -> Action:
+    """The complete discard action for `card`: dump a joker if allowed, declare going out if out."""
+    legal: list[Action] = view["legal_actions"]
+    candidates = [a for a in legal if a["type"] == "discard" and a.get("card") == card]
+    dumps = [a for a in candidates if "onto" in a]
+    if dumps:
+        # A joker dumped in front of someone is gone for good; on the pile it helps the next player.
+        candidates = dumps
+    declare = [a for a in candidates if a.get("declare_out")]
+    if declare and rest_left == 0:
+        return rng.choice(declare)
+    plain = [a for a in candidates if not a.get("declare_out")]
+    return rng.choice(plain or candidates)
+
+
+def lay_off_action(view: dict[str, Any], judge: Judge) -> Action:
+    """In a redemption round: lay off the card that lowers the points most, else end the turn."""
+    legal: list[Action] = view["legal_actions"]
+    hand: list[str] = list(view["hand"] or [])
+    lay_offs = [a for a in legal if a["type"] == "lay_off"]
+    if lay_offs:
+        now = judge.left(hand)
+        best = min(lay_offs, key=lambda a: (judge.left(without(hand, a["card"])), a["card"], a["meld"]))
+        if judge.left(without(hand, best["card"])) < now:
+            return best
+    return {"type": "end_turn"}
+
+
+def feeds_next(view: dict[str, Any], judge: Judge, card: str) -> bool:
+    """Whether the next player took from the pile a card that `card` would fit with (public)."""
+    if judge.is_wild(card):
+        return True
+    taken = view["table"].get("taken") or []
+    n = len(view["players"])
+    me = view["turn"]["seat"]
+    nxt = (me + 1) % n
+    if nxt >= len(taken):
+        return False
+    return any(not judge.is_wild(c) and judge.connected(card, c) for c in taken[nxt])
