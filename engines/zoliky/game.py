@@ -218,7 +218,7 @@ def parse_action(action: Any) -> dict[str, Any]:
 class ZolikyGame(Game):
     """Žolíky for two players."""
 
-    bots_module = "engines.zoliky.bot"
+    bots_module = "engines.zoliky.bots"
 
     def full_deck(self, options: dict[str, Any]) -> list[str]:
         return deck(copies=2, jokers=4)

@@ -16,7 +16,7 @@ from typing import Any
 from engines.base import Action
 from engines.cards import JOKER
 from engines.melds import Meld
-from engines.zoliky.bot_hand import (
+from engines.zoliky.bots.hand import (
     Analysis,
     Close,
     Slot,
@@ -37,7 +37,7 @@ from engines.zoliky.bot_hand import (
     table_takes,
     without,
 )
-from engines.zoliky.bot_knowledge import Knowledge
+from engines.zoliky.bots.knowledge import Knowledge
 from engines.zoliky.rules import FIRST_MELDING_TURN, card_points, sort_key
 
 
