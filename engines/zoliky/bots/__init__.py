@@ -27,7 +27,8 @@ from engines.cards import JOKER, RANKS
 from engines.errors import IllegalAction
 from engines.meld_solver import Split, best_split
 from engines.melds import Meld
-from engines.zoliky.bots.hand import find_close, slots_of
+from engines.zoliky.bots.close import find_close
+from engines.zoliky.bots.hand import slots_of
 from engines.zoliky.bots.knowledge import Knowledge, read_view
 from engines.zoliky.bots.policy import HARD, decide
 from engines.zoliky.bots.search import search_action

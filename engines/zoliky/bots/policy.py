@@ -16,12 +16,11 @@ from typing import Any
 from engines.base import Action
 from engines.cards import JOKER
 from engines.melds import Meld
+from engines.zoliky.bots.close import Close, find_close
 from engines.zoliky.bots.hand import (
     Analysis,
-    Close,
     Slot,
     analyse,
-    find_close,
     gain_map,
     hand_meld_takes,
     lay_off,

@@ -23,11 +23,11 @@ from typing import Any
 
 from engines.base import Action
 from engines.cards import JOKER
+from engines.zoliky.bots.close import find_close
 from engines.zoliky.bots.hand import (
     Analysis,
     Slot,
     analyse,
-    find_close,
     gain_map,
     hand_meld_takes,
     opening_ok,

@@ -18,7 +18,8 @@ from typing import Any
 from engines.base import Action
 from engines.cards import JOKER
 from engines.solver_level import discard_reason
-from engines.zoliky.bots.hand import analyse, find_close, slots_of, without
+from engines.zoliky.bots.close import find_close
+from engines.zoliky.bots.hand import analyse, slots_of, without
 from engines.zoliky.bots.knowledge import Knowledge, read_view
 from engines.zoliky.bots.policy import (
     Style,
