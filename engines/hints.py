@@ -77,9 +77,9 @@ def _pro_with_reason(game_id: str, view: dict[str, Any], rng: random.Random) -> 
         action = pro_action(view, rng, HINT_BUDGET["three-thirteen"])
         return action, tt_words.explain(view, action)
     if game_id == "zoliky":
-        from engines.zoliky import bot_solver as zoliky_words
-        from engines.zoliky.bot_knowledge import read_view
-        from engines.zoliky.bot_search import search_action
+        from engines.zoliky.bots import solver as zoliky_words
+        from engines.zoliky.bots.knowledge import read_view
+        from engines.zoliky.bots.search import search_action
 
         action = search_action(read_view(view), view, rng, HINT_BUDGET["zoliky"])
         return action, zoliky_words.explain(view, action)

@@ -40,7 +40,10 @@ Decisions the rules leave open (each also written in place in docs/rules/zoliky.
   joker in hand stands for no card), the table melds and the winner; the match tally is
   rounds won. `end_match` makes the seat(s) with most rounds won the winners (a tie: both).
 - Resigning ends the match at once (two players); the other seat wins. It is allowed while
-  the match is active or between rounds, and is not listed in legal_actions.
+  the match is active or between rounds (`Game.anytime`), and is not listed in legal_actions.
+- An action is checked in the order every game uses (engines/base.py, `Game.apply`): its
+  shape (`parse_action`), the match in play, the seat, the turn, then the rules (`_apply`:
+  the phase, the melding turn, the action's own rules).
 - legal_actions: complete draw/discard lists; one template per meld-type action when the
   rules allow that type now (turn 7+, phase, opening, a table meld to lay off on, a table
   joker to swap) and the hand has enough cards for it; a template is no promise that a
@@ -53,63 +56,33 @@ Decisions the rules leave open (each also written in place in docs/rules/zoliky.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from engines import rng as rng_mod
-from engines.base import Action, Event, Game, Option, State, Step, View
-from engines.cards import JOKER, deck, is_card, same_multiset
-from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
-from engines.melds import Meld
+from engines.base import Action, Event, Game, Option, State, json_copy
+from engines.cards import JOKER, deck, same_multiset
+from engines.errors import IllegalAction, InvalidOptions, MatchNotActive
+from engines.zoliky import view
 from engines.zoliky.rules import (
-    CUT_REVEALS,
-    CUTTER_HAND,
     FIRST_MELDING_TURN,
-    OTHER_HAND,
+    Plan,
     card_points,
+    copy_meld,
+    copy_melds,
+    cut_stock,
+    deal,
     describe,
-    hand_shortfall,
-    lay_off_reading,
-    opening_problem,
+    discard_problem,
+    find_meld,
+    make_plan,
+    melding_turn_problem,
+    parse_action,
+    phase_problem,
     read_meld,
+    require_used,
     sort_key,
-    why_no_lay_off,
-    why_not_a_meld,
+    swap_problem,
 )
-
-ACTION_TYPES = ("draw", "meld", "lay_off", "swap_joker", "take_discard", "take_closing", "discard", "resign")
-_FIELDS: dict[str, tuple[set[str], set[str]]] = {
-    # type: (required fields, optional fields) besides "type"
-    "draw": (set(), set()),
-    "discard": ({"card"}, set()),
-    "meld": ({"melds"}, {"lay_offs"}),
-    "lay_off": ({"meld", "cards"}, set()),
-    "swap_joker": ({"meld", "card"}, set()),
-    "take_discard": (set(), {"melds", "lay_offs"}),
-    "take_closing": ({"discard"}, {"melds", "lay_offs"}),
-    "resign": (set(), set()),
-}
-_MAX_LIST = 108
-
-
-@dataclass
-class _Plan:
-    """The outcome of an action's melds and lay-offs, computed before anything is mutated."""
-
-    hand: list[str]
-    table: list[dict[str, Any]]
-    next_meld: int
-    opened: bool
-    events: list[Event] = field(default_factory=list)
-
-
-def _copy_meld(meld: dict[str, Any]) -> dict[str, Any]:
-    return {**meld, "cards": list(meld["cards"]), "stands_for": list(meld["stands_for"])}
-
-
-def _copy_melds(melds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A copy of table melds: views are built often, and copy.deepcopy is slow."""
-    return [_copy_meld(m) for m in melds]
 
 
 def _discard_seats(state: State) -> list[int | None]:
@@ -120,96 +93,21 @@ def _discard_seats(state: State) -> list[int | None]:
     return state["discard_seats"]
 
 
-def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **result,
-        "winners": list(result["winners"]),
-        "hands": {s: list(h) for s, h in result["hands"].items()},
-        "points": dict(result["points"]),
-        "melds": _copy_melds(result["melds"]),
-        "wins": dict(result["wins"]),
-    }
-
-
-# --- action schema -----------------------------------------------------------------
-
-
-def _card(value: Any, where: str) -> str:
-    if not is_card(value):
-        raise InvalidAction(f"{where} must be a card code like '7H' or 'JK', not {value!r}")
-    return value
-
-
-def _cards(value: Any, where: str) -> list[str]:
-    if not isinstance(value, list) or not value:
-        raise InvalidAction(f"{where} must be a non-empty list of card codes")
-    if len(value) > _MAX_LIST:
-        raise InvalidAction(f"{where} has more cards than the game has")
-    return [_card(c, f"each card of {where}") for c in value]
-
-
-def _meld_lists(value: Any) -> list[list[str]]:
-    if not isinstance(value, list):
-        raise InvalidAction("melds must be a list of melds, each a list of card codes")
-    if len(value) > _MAX_LIST:
-        raise InvalidAction("melds lists more melds than the game has cards")
-    return [_cards(m, f"meld {i}") for i, m in enumerate(value)]
-
-
-def _meld_ref(value: Any, allow_index: bool) -> str | int:
-    if isinstance(value, str) and value:
-        return value
-    if allow_index and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if allow_index:
-        raise InvalidAction("meld must be a table meld id like 'm2' or the position of a new meld (0, 1, …)")
-    raise InvalidAction("meld must be a table meld id like 'm2'")
-
-
-def _lay_off_list(value: Any) -> list[dict[str, Any]]:
-    if not isinstance(value, list):
-        raise InvalidAction("lay_offs must be a list of {meld, cards}")
-    if len(value) > _MAX_LIST:
-        raise InvalidAction("lay_offs lists more lay-offs than the game has cards")
-    out = []
-    for i, entry in enumerate(value):
-        if not isinstance(entry, dict) or set(entry) != {"meld", "cards"}:
-            raise InvalidAction(f"lay-off {i} must be an object with exactly the fields meld and cards")
-        out.append(
-            {
-                "meld": _meld_ref(entry["meld"], allow_index=True),
-                "cards": _cards(entry["cards"], f"lay-off {i}"),
-            }
-        )
-    return out
-
-
-def parse_action(action: Any) -> dict[str, Any]:
-    """The action checked against the schema and normalised; InvalidAction on anything else."""
-    kind = Game.require_type(action, ACTION_TYPES)
-    required, optional = _FIELDS[kind]
-    fields = set(action) - {"type"}
-    missing = sorted(required - fields)
-    if missing:
-        raise InvalidAction(f"a {kind} action needs the field(s) {', '.join(missing)}")
-    unknown = sorted(fields - required - optional)
-    if unknown:
-        raise InvalidAction(f"a {kind} action has no field(s) {', '.join(unknown)}")
-    out: dict[str, Any] = {"type": kind}
-    if kind == "discard":
-        out["card"] = _card(action["card"], "card")
-    elif kind == "lay_off":
-        out["meld"] = _meld_ref(action["meld"], allow_index=False)
-        out["cards"] = _cards(action["cards"], "cards")
-    elif kind == "swap_joker":
-        out["meld"] = _meld_ref(action["meld"], allow_index=False)
-        out["card"] = _card(action["card"], "card")
-    elif kind in ("meld", "take_discard", "take_closing"):
-        out["melds"] = _meld_lists(action.get("melds", []))
-        out["lay_offs"] = _lay_off_list(action.get("lay_offs", []))
-        if kind == "take_closing":
-            out["discard"] = _card(action["discard"], "discard")
-    return out
+def _plan(
+    state: State,
+    seat: int,
+    hand: list[str],
+    meld_lists: list[list[str]],
+    lay_offs: list[dict[str, Any]],
+    keep_card: bool = True,
+) -> Plan:
+    """The action's melds then lay-offs checked against `hand` and the table, and (`keep_card`)
+    that a card is left for the discard; IllegalAction."""
+    opened = state["opened"][seat]
+    plan = make_plan(state["melds"], state["next_meld"], opened, seat, hand, meld_lists, lay_offs)
+    if keep_card and not plan.hand:
+        raise IllegalAction("you must keep a card: every turn ends with a discard")
+    return plan
 
 
 # --- the game ------------------------------------------------------------------------
@@ -218,7 +116,7 @@ def parse_action(action: Any) -> dict[str, Any]:
 class ZolikyGame(Game):
     """Žolíky for two players."""
 
-    bots_module = "engines.zoliky.bot"
+    bots_module = "engines.zoliky.bots"
 
     def full_deck(self, options: dict[str, Any]) -> list[str]:
         return deck(copies=2, jokers=4)
@@ -256,13 +154,10 @@ class ZolikyGame(Game):
         return state, events
 
     def _next_round(self, state: State) -> list[Event]:
-        if state["status"] != "round_over":
-            raise MatchNotActive("the next round can start only after a round is over")
         return self._start_round(state, None)
 
     def _start_round(self, state: State, stacked: list[str] | None) -> list[Event]:
         cutter = state["cutter"]
-        other = 1 - cutter
         carried = state["carried_jokers"]
         if stacked is not None:
             stock = stacked
@@ -272,32 +167,8 @@ class ZolikyGame(Game):
             rng_mod.shuffle(state["rng"], stock)
         # Committed as shuffled, before the cut takes cards from its bottom.
         sealed = rng_mod.seal_deck(state["rng"], stock)
-        # The cut, from the bottom (the end of the list, as the list is top first).
-        revealed: list[str] = []
-        taken: list[int] = []
-        closing: str | None = None
-        cut_jokers = 0
-        index = len(stock) - 1
-        while len(revealed) < CUT_REVEALS or closing is None:
-            card = stock[index]
-            revealed.append(card)
-            if card == JOKER:
-                cut_jokers += 1
-                taken.append(index)
-            elif closing is None:
-                closing = card
-                taken.append(index)
-            index -= 1
-        for i in sorted(taken, reverse=True):
-            del stock[i]
-        hands: list[list[str]] = [[], []]
-        hands[cutter] = [JOKER] * (carried + cut_jokers)
-        targets = {cutter: CUTTER_HAND, other: OTHER_HAND}
-        seat = cutter
-        while len(hands[cutter]) < CUTTER_HAND or len(hands[other]) < OTHER_HAND:
-            if len(hands[seat]) < targets[seat]:
-                hands[seat].append(stock.pop(0))
-            seat = 1 - seat
+        revealed, closing, cut_jokers = cut_stock(stock)
+        hands = deal(stock, cutter, carried + cut_jokers)
         state.update(
             {
                 "status": "active",
@@ -365,7 +236,7 @@ class ZolikyGame(Game):
         out.extend(
             {"type": "discard", "card": c}
             for c in sorted(set(hand), key=sort_key)
-            if not check or self._discard_problem(state, seat, c) is None
+            if not check or discard_problem(hand, opened, c) is None
         )
         if phase == "play" and may_meld:
             if len(hand) >= 4:
@@ -378,53 +249,20 @@ class ZolikyGame(Game):
 
     # --- actions -----------------------------------------------------------------------
 
-    def apply(self, state: State, seat: int, action: Action) -> Step:
-        return self.step(state, self._own_apply(state, seat, action))
+    def parse_action(self, state: State, action: Any) -> Action:
+        return parse_action(action)
 
-    def _own_apply(self, state: State, seat: int, action: Action) -> list[Event]:
-        parsed = parse_action(action)
-        if parsed["type"] == "resign":
+    def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        if action["type"] == "resign":
             return self._resign(state, seat)
-        self.require_turn(state, seat, self.to_move(state))
-        kind = parsed["type"]
-        phase = state["phase"]
-        if kind in ("draw", "take_discard", "take_closing"):
-            if phase == "discard":
-                raise IllegalAction("your first turn as the cutter only discards: you already hold 13 cards")
-            if phase == "play":
-                raise IllegalAction("you have already drawn this turn")
-        elif kind == "discard":
-            if phase == "draw":
-                raise IllegalAction("draw a card first: every turn starts with a draw")
-        else:
-            if phase == "draw":
-                raise IllegalAction("draw a card first: you may meld, lay off or swap only after drawing")
-            if phase == "discard":
-                raise IllegalAction("your first turn as the cutter only discards")
-        if kind != "draw" and kind != "discard":
-            self._require_melding_turn(state, kind)
+        kind = action["type"]
+        problem = phase_problem(kind, state["phase"]) or melding_turn_problem(kind, state["turn_number"])
+        if problem:
+            raise IllegalAction(problem)
         handler = getattr(self, f"_do_{kind}")
-        return handler(state, seat, parsed)
-
-    def _require_melding_turn(self, state: State, kind: str) -> None:
-        if state["turn_number"] < FIRST_MELDING_TURN:
-            what = {
-                "meld": "melding",
-                "lay_off": "laying off",
-                "swap_joker": "swapping jokers",
-                "take_discard": "taking the discard",
-                "take_closing": "taking the closing card",
-            }[kind]
-            raise IllegalAction(
-                f"{what} is allowed only from turn {FIRST_MELDING_TURN} of the round, "
-                f"after three full circuits; this is turn {state['turn_number']}"
-            )
+        return handler(state, seat, action)
 
     def _resign(self, state: State, seat: int) -> list[Event]:
-        if state["status"] not in ("active", "round_over"):
-            raise MatchNotActive("the match is not in play right now")
-        if not isinstance(seat, int) or seat not in (0, 1):
-            raise NotYourTurn("only a player of this match can resign")
         state["resigned"][seat] = True
         state["status"] = "finished"
         state["winners"] = [1 - seat]
@@ -451,18 +289,16 @@ class ZolikyGame(Game):
     def _do_meld(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
         if not action["melds"] and not action["lay_offs"]:
             raise IllegalAction("put down at least one meld or lay-off")
-        plan = self._plan(state, seat, state["hands"][seat], action["melds"], action["lay_offs"])
-        self._require_card_left(plan)
+        plan = _plan(state, seat, state["hands"][seat], action["melds"], action["lay_offs"])
         self._commit(state, seat, plan)
         return plan.events
 
     def _do_lay_off(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
         if not state["opened"][seat]:
             raise IllegalAction("you may lay off only after your own first meld")
-        plan = self._plan(
+        plan = _plan(
             state, seat, state["hands"][seat], [], [{"meld": action["meld"], "cards": action["cards"]}]
         )
-        self._require_card_left(plan)
         self._commit(state, seat, plan)
         return plan.events
 
@@ -472,27 +308,15 @@ class ZolikyGame(Game):
         card = action["card"]
         if card == JOKER:
             raise IllegalAction("a joker is swapped for the normal card it stands for, not for another joker")
-        index = self._find_meld(state["melds"], action["meld"])
+        index = find_meld(state["melds"], action["meld"])
         meld = state["melds"][index]
         if JOKER not in meld["cards"]:
             raise IllegalAction(f"meld {meld['id']} ({describe(meld['cards'])}) has no joker to swap")
         if card not in state["hands"][seat]:
             raise IllegalAction(f"you do not hold {card}")
-        if meld["kind"] == "run":
-            stands = [s for c, s in zip(meld["cards"], meld["stands_for"], strict=True) if c == JOKER]
-            if card not in stands:
-                raise IllegalAction(
-                    f"the joker in {meld['id']} stands for {' or '.join(stands)}; "
-                    "only that card can replace it"
-                )
-        else:
-            set_rank = next(c[0] for c in meld["cards"] if c != JOKER)
-            present = {c[1] for c in meld["cards"] if c != JOKER}
-            if card[0] != set_rank or card[1] in present:
-                raise IllegalAction(
-                    f"a joker in the set {meld['id']} can be replaced only by a {set_rank} of a suit "
-                    "not yet in the set"
-                )
+        problem = swap_problem(meld, card)
+        if problem:
+            raise IllegalAction(problem)
         cards = list(meld["cards"])
         cards.remove(JOKER)
         cards.append(card)
@@ -505,16 +329,15 @@ class ZolikyGame(Game):
         meld["cards"] = list(result.cards)
         meld["stands_for"] = list(result.stands_for)
         return [
-            {"type": "swap_joker", "seat": seat, "meld": meld["id"], "card": card, "result": _copy_meld(meld)}
+            {"type": "swap_joker", "seat": seat, "meld": meld["id"], "card": card, "result": copy_meld(meld)}
         ]
 
     def _do_take_discard(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
         if not state["discard"]:
             raise IllegalAction("the discard pile is empty")
         top = state["discard"][-1]
-        self._require_used(action, top, "the top discard", "take it")
-        plan = self._plan(state, seat, [*state["hands"][seat], top], action["melds"], action["lay_offs"])
-        self._require_card_left(plan)
+        require_used(action, top, "the top discard", "take it")
+        plan = _plan(state, seat, [*state["hands"][seat], top], action["melds"], action["lay_offs"])
         _discard_seats(state).pop()
         state["discard"].pop()
         state.setdefault("taken", [[], []])[seat].append(top)
@@ -526,8 +349,9 @@ class ZolikyGame(Game):
         closing = state["closing_card"]
         if closing is None:  # pragma: no cover - the closing card is set aside every round
             raise IllegalAction("there is no closing card this round")
-        self._require_used(action, closing, "the closing card", "take it")
-        plan = self._plan(state, seat, [*state["hands"][seat], closing], action["melds"], action["lay_offs"])
+        require_used(action, closing, "the closing card", "take it")
+        hand = [*state["hands"][seat], closing]
+        plan = _plan(state, seat, hand, action["melds"], action["lay_offs"], keep_card=False)
         card = action["discard"]
         if card not in plan.hand:
             raise IllegalAction(f"you cannot discard {card}: you would not hold it after melding")
@@ -547,119 +371,15 @@ class ZolikyGame(Game):
 
     def _do_discard(self, state: State, seat: int, action: dict[str, Any]) -> list[Event]:
         card = action["card"]
-        problem = self._discard_problem(state, seat, card)
+        problem = discard_problem(state["hands"][seat], state["opened"][seat], card)
         if problem:
             raise IllegalAction(problem)
         return self._discard(state, seat, card)
 
-    def _discard_problem(self, state: State, seat: int, card: str) -> str | None:
-        hand = state["hands"][seat]
-        if card not in hand:
-            return f"you do not hold {card}"
-        rest = list(hand)
-        rest.remove(card)
-        if not state["opened"][seat] and all(c == JOKER for c in rest):
-            # Unreachable in play (an unopened hand keeps 12+ cards), kept as the rule's guard.
-            return "you can close the round only after your own first meld"
-        return None
-
     # --- shared steps ------------------------------------------------------------------
 
     @staticmethod
-    def _require_used(action: dict[str, Any], card: str, name: str, verb: str) -> None:
-        used = [c for m in action["melds"] for c in m] + [c for lo in action["lay_offs"] for c in lo["cards"]]
-        if card not in used:
-            raise IllegalAction(
-                f"you may {verb} only to use it at once: {name} ({card}) must be in a new meld or a lay-off "
-                "of this action"
-            )
-
-    @staticmethod
-    def _require_card_left(plan: _Plan) -> None:
-        if not plan.hand:
-            raise IllegalAction("you must keep a card: every turn ends with a discard")
-
-    @staticmethod
-    def _find_meld(table: list[dict[str, Any]], ref: str) -> int:
-        for i, meld in enumerate(table):
-            if meld["id"] == ref:
-                return i
-        raise IllegalAction(f"there is no meld {ref} on the table")
-
-    def _plan(
-        self,
-        state: State,
-        seat: int,
-        hand: list[str],
-        meld_lists: list[list[str]],
-        lay_offs: list[dict[str, Any]],
-    ) -> _Plan:
-        """Check melds then lay-offs against `hand` and the table, on copies; raise IllegalAction."""
-        used = [c for m in meld_lists for c in m] + [c for lo in lay_offs for c in lo["cards"]]
-        shortfall = hand_shortfall(hand, used)
-        if shortfall:
-            raise IllegalAction(shortfall)
-        opened = state["opened"][seat]
-        new: list[Meld] = []
-        for cards in meld_lists:
-            meld = read_meld(cards)
-            if meld is None:
-                raise IllegalAction(why_not_a_meld(cards))
-            new.append(meld)
-        if new and not opened:
-            problem = opening_problem(new)
-            if problem:
-                raise IllegalAction(problem)
-        if lay_offs and not opened and not new:
-            raise IllegalAction("you may lay off only after your own first meld")
-        table = _copy_melds(state["melds"])
-        next_meld = state["next_meld"]
-        events: list[Event] = []
-        new_ids = []
-        for meld in new:
-            entry = {
-                "id": f"m{next_meld}",
-                "owner": seat,
-                "kind": meld.kind,
-                "cards": list(meld.cards),
-                "stands_for": list(meld.stands_for),
-            }
-            next_meld += 1
-            table.append(entry)
-            new_ids.append(entry["id"])
-            events.append({"type": "meld", "seat": seat, "meld": _copy_meld(entry)})
-        for lay_off in lay_offs:
-            ref = lay_off["meld"]
-            if isinstance(ref, int):
-                if not 0 <= ref < len(new_ids):
-                    raise IllegalAction(
-                        f"a lay-off names new meld {ref}, "
-                        f"but this action puts down {len(new_ids)} new meld(s)"
-                    )
-                ref = new_ids[ref]
-            target = table[self._find_meld(table, ref)]
-            # Read against the meld as it lies, its jokers fixed (docs/rules/zoliky.md, "Laying off").
-            result = lay_off_reading(target, lay_off["cards"])
-            if result is None:
-                raise IllegalAction(why_no_lay_off(target, lay_off["cards"]))
-            target["cards"] = list(result.cards)
-            target["stands_for"] = list(result.stands_for)
-            events.append(
-                {
-                    "type": "lay_off",
-                    "seat": seat,
-                    "meld": target["id"],
-                    "cards": list(lay_off["cards"]),
-                    "result": _copy_meld(target),
-                }
-            )
-        rest = list(hand)
-        for card in used:
-            rest.remove(card)
-        return _Plan(hand=rest, table=table, next_meld=next_meld, opened=opened or bool(new), events=events)
-
-    @staticmethod
-    def _commit(state: State, seat: int, plan: _Plan) -> None:
+    def _commit(state: State, seat: int, plan: Plan) -> None:
         state["hands"][seat] = plan.hand
         state["melds"] = plan.table
         state["next_meld"] = plan.next_meld
@@ -690,14 +410,14 @@ class ZolikyGame(Game):
             "winner": winner,
             "hands": hands,
             "points": {s: sum(card_points(c) for c in h) for s, h in hands.items()},
-            "melds": _copy_melds(state["melds"]),
+            "melds": copy_melds(state["melds"]),
             "carried_jokers": state["carried_jokers"],
             "wins": {str(s): state["wins"][s] for s in (0, 1)},
         }
         state["round_result"] = result
         state["turn_seat"] = None
         state["phase"] = None
-        events: list[Event] = [{"type": "round_over", **_copy_result(result)}]
+        events: list[Event] = [{"type": "round_over", **json_copy(result)}]
         if state["wins"][winner] >= state["options"]["target_wins"]:
             state["status"] = "finished"
             state["winners"] = [winner]
@@ -720,61 +440,26 @@ class ZolikyGame(Game):
     @staticmethod
     def _match_over(state: State, reason: str) -> Event:
         """The match's last event, shaped as in every game (docs/api.md, "Events")."""
-        scores = {str(s): state["wins"][s] for s in (0, 1)}
-        return {"type": "match_over", "winners": list(state["winners"]), "reason": reason, "scores": scores}
-
-    # --- view ----------------------------------------------------------------------------
-
-    def view(self, state: State, seat: int | None) -> View:
-        active = state["status"] == "active"
-        own = seat if seat in (0, 1) else None
         return {
-            "status": state["status"],
-            "round": state["round"],
-            "turn": {
-                "seat": state["turn_seat"] if active else None,
-                "phase": state["phase"] if active else None,
-                "deadline": None,
-            },
-            "players": [
-                {
-                    "seat": s,
-                    "cards": len(state["hands"][s]),
-                    "resigned": state["resigned"][s],
-                    "opened": state["opened"][s],
-                    "wins": state["wins"][s],
-                    "cutter": s == state["cutter"] and active,
-                    # Public history of the round: this player's cards in the discard pile
-                    # (bottom first) and the discards they took.
-                    "discards": [
-                        c
-                        for c, o in zip(state["discard"], state.get("discard_seats", []), strict=False)
-                        if o == s
-                    ],
-                    "taken": list(state.get("taken", [[], []])[s]),
-                }
-                for s in (0, 1)
-            ],
-            "hand": sorted(state["hands"][own], key=sort_key) if own is not None else None,
-            "stock": len(state["stock"]),
-            "discard": {
-                "top": state["discard"][-1] if state["discard"] else None,
-                "count": len(state["discard"]),
-            },
-            "table": {
-                "melds": _copy_melds(state["melds"]),
-                "closing_card": state["closing_card"],
-                "cut": list(state["cut"]),
-                "opened": list(state["opened"]),
-                "turn_number": state["turn_number"],
-            },
-            "scores": {str(s): state["wins"][s] for s in (0, 1)},
-            "legal_actions": self.legal_actions(state, own) if own is not None else [],
-            "round_result": _copy_result(state["round_result"]) if state["round_result"] else None,
-            "winners": list(state["winners"]) if state["winners"] is not None else None,
+            "type": "match_over",
+            "winners": list(state["winners"]),
+            "reason": reason,
+            "scores": view.scores(state),
         }
 
-    # --- bot ---------------------------------------------------------------------------
+    # --- views (the parts engines/base.py's envelope asks for) ---------------------------
+
+    def player_view(self, state: State, seat: int) -> dict[str, Any]:
+        return view.player(state, seat)
+
+    def hand_view(self, state: State, seat: int) -> list[str]:
+        return view.hand(state, seat)
+
+    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view.table(state)
+
+    def scores(self, state: State) -> dict[str, int]:
+        return view.scores(state)
 
 
 GAME = ZolikyGame(

@@ -16,9 +16,9 @@ from engines.three_thirteen.bots import solver as tt_solver
 from engines.zhol import GAME as ZHOL
 from engines.zhol import bot_solver as zhol_solver
 from engines.zoliky import GAME as ZOLIKY
-from engines.zoliky import bot_solver as zoliky_solver
-from engines.zoliky.bot_hand import analyse, slots_of, without
-from engines.zoliky.bot_knowledge import read_view
+from engines.zoliky.bots import solver as zoliky_solver
+from engines.zoliky.bots.hand import analyse, slots_of, without
+from engines.zoliky.bots.knowledge import read_view
 from engines.zoliky.rules import card_points
 from tests.engines import test_spades_bots as spades_tests
 from tests.engines.test_three_thirteen import start
@@ -145,7 +145,7 @@ def test_zoliky_solver_throws_the_card_leaving_the_least_deadwood_dearest_first(
 def test_zoliky_solver_opens_as_soon_as_it_can():
     """Whenever the solver's hand, not yet open and allowed to meld, holds 42 points with a pure
     run, its action puts melds down (or goes out)."""
-    from engines.zoliky.bot_hand import opening_melds
+    from engines.zoliky.bots.hand import opening_melds
 
     seen = 0
     for state in zoliky_states(60, seed=5):

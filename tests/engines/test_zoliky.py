@@ -24,7 +24,7 @@ from engines.errors import (
 )
 from engines.melds import classify
 from engines.zoliky import GAME, ZolikyGame
-from engines.zoliky.bot_hand import Slot
+from engines.zoliky.bots.hand import Slot
 from engines.zoliky.rules import (
     RULES,
     card_points,

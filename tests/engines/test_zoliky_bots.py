@@ -9,11 +9,13 @@ from collections import Counter
 import pytest
 
 from engines.cards import JOKER
-from engines.zoliky import GAME, bot_search
-from engines.zoliky.bot import LEVELS, choose, choose_action, mistake_rate
-from engines.zoliky.bot_hand import analyse, find_close, slots_of
-from engines.zoliky.bot_knowledge import read_view, sample_hidden
-from engines.zoliky.bot_policy import HARD, choose_discard, decide
+from engines.zoliky import GAME
+from engines.zoliky.bots import LEVELS, choose, choose_action, mistake_rate
+from engines.zoliky.bots import search as bot_search
+from engines.zoliky.bots.close import find_close
+from engines.zoliky.bots.hand import analyse, slots_of
+from engines.zoliky.bots.knowledge import read_view, sample_hidden
+from engines.zoliky.bots.policy import HARD, choose_discard, decide
 from engines.zoliky.rules import lay_off_reading
 from tests.engines.harness import play_random
 from tests.engines.test_zoliky import act, draw, new, to_turn_7

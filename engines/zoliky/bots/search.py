@@ -1,13 +1,13 @@
 """The pro Žolíky bot: a search over the cards its seat cannot see.
 
-The heuristic policy (`bot_policy`) proposes the candidates: its best-scored discards, or the
+The heuristic policy (`policy`) proposes the candidates: its best-scored discards, or the
 stock against the discard it would take. The pro then looks one draw further than the heuristic:
 
 - **Its own next draw**, exactly: for every card it cannot see (weighted by copies unseen) it
   plays its best answer (go out if it can, else the discard that leaves the best-scored hand),
   and averages. The heuristic only estimates this from the shapes in the hand.
 - **The opponent's use of the discard**, by sampling: opponent hands are dealt from the unseen
-  cards (`bot_knowledge.sample_hidden`), and in each the pro checks whether the opponent could
+  cards (`knowledge.sample_hidden`), and in each the pro checks whether the opponent could
   take the discard to go out, to open or to shrink their hand.
 
 Its search is bounded by `PRO` (samples, candidates, a time limit); when the heuristic sees a
@@ -23,11 +23,11 @@ from typing import Any
 
 from engines.base import Action
 from engines.cards import JOKER
-from engines.zoliky.bot_hand import (
+from engines.zoliky.bots.close import find_close
+from engines.zoliky.bots.hand import (
     Analysis,
     Slot,
     analyse,
-    find_close,
     gain_map,
     hand_meld_takes,
     opening_ok,
@@ -35,8 +35,8 @@ from engines.zoliky.bot_hand import (
     table_takes,
     without,
 )
-from engines.zoliky.bot_knowledge import Knowledge, sample_hidden
-from engines.zoliky.bot_policy import (
+from engines.zoliky.bots.knowledge import Knowledge, sample_hidden
+from engines.zoliky.bots.policy import (
     HARD,
     Style,
     close_chance,

@@ -16,12 +16,11 @@ from typing import Any
 from engines.base import Action
 from engines.cards import JOKER
 from engines.melds import Meld
-from engines.zoliky.bot_hand import (
+from engines.zoliky.bots.close import Close, find_close
+from engines.zoliky.bots.hand import (
     Analysis,
-    Close,
     Slot,
     analyse,
-    find_close,
     gain_map,
     hand_meld_takes,
     lay_off,
@@ -37,7 +36,7 @@ from engines.zoliky.bot_hand import (
     table_takes,
     without,
 )
-from engines.zoliky.bot_knowledge import Knowledge
+from engines.zoliky.bots.knowledge import Knowledge
 from engines.zoliky.rules import FIRST_MELDING_TURN, card_points, sort_key
 
 

@@ -2,17 +2,17 @@
 
 - `random`: a uniformly random complete legal action: any discard or a stock draw, plus the
   meld, lay-off, swap or take the novice policy (`choose` below) finds, as one more option.
-- `easy`, `medium`, `hard`: the heuristic policy of `bot_policy` (close when the hand can go out,
+- `easy`, `medium`, `hard`: the heuristic policy of `policy` (close when the hand can go out,
   open as soon as 42 points with a pure run allow it keeping further melds in hand, lay off, swap
   jokers, take a discard worth more than a stock card, discard by deadwood, outs and the chance to
   go out, sparing what the opponent could use). Each level notices the better move in a share of
   its decisions (`LEVELS[level]["attention"]`); in the others (its mistake rate) it overlooks it and
   plays a random move: a stock draw, or a random normal card discarded at once (no meld, lay-off
   or swap that turn). No level overlooks a way to go out this turn.
-- `solver`: `bot_solver`, the least-deadwood baseline of the ladder (not offered to clients).
-- `pro`: determinized search (`bot_search`), no deliberate mistakes; budget `bot_search.PRO`.
+- `solver`: `solver`, the least-deadwood baseline of the ladder (not offered to clients).
+- `pro`: determinized search (`search`), no deliberate mistakes; budget `search.PRO`.
 
-Every bot is stateless: all it uses comes from the view (`bot_knowledge.read_view`).
+Every bot is stateless: all it uses comes from the view (`knowledge.read_view`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ from engines.cards import JOKER, RANKS
 from engines.errors import IllegalAction
 from engines.meld_solver import Split, best_split
 from engines.melds import Meld
-from engines.zoliky.bot_hand import find_close, slots_of
-from engines.zoliky.bot_knowledge import Knowledge, read_view
-from engines.zoliky.bot_policy import HARD, decide
+from engines.zoliky.bots.close import find_close
+from engines.zoliky.bots.hand import slots_of
+from engines.zoliky.bots.knowledge import Knowledge, read_view
+from engines.zoliky.bots.policy import HARD, decide
+from engines.zoliky.bots.search import search_action
+from engines.zoliky.bots.solver import solver_action
 from engines.zoliky.rules import RULES, card_points, lay_off_reading, opening_problem, read_meld
 
 # The share of decisions in which each heuristic level notices the better move; the mistake rate
@@ -47,6 +50,7 @@ def mistake_rate(level: str) -> float:
     return 1.0 - LEVELS[level]["attention"]
 
 
+@register("zoliky", "random", "easy", "medium", "hard", "pro", "solver")
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     """The decision of a `level` bot for the seat whose view this is."""
     legal = view.get("legal_actions") or []
@@ -57,13 +61,9 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
     if len(legal) == 1 and legal[0]["type"] in ("draw", "discard"):
         return dict(legal[0])
     if level == "solver":
-        from engines.zoliky.bot_solver import solver_action
-
         return solver_action(view, rng)
     know = read_view(view)
     if level == "pro":
-        from engines.zoliky.bot_search import search_action
-
         return search_action(know, view, rng)
     config = LEVELS.get(level, LEVELS["medium"])
     noticed = rng.random() < config["attention"]
@@ -303,6 +303,3 @@ def _take_closing(
         return None
     discard = normals[0] if normals else JOKER
     return {"type": "take_closing", "melds": _melds_body(melds), "lay_offs": [], "discard": discard}
-
-
-register("zoliky", "random", "easy", "medium", "hard", "pro", "solver")(choose_action)

@@ -1,7 +1,7 @@
 """The Žolíky `solver` level: the least deadwood by the exact meld solver (engines/solver_level.py),
 under Žolíky's opening rule, with lay-offs and joker swaps.
 
-Deadwood is `bot_hand.analyse`'s: normal cards in no meld of the hand's exact best split and no
+Deadwood is `hand.analyse`'s: normal cards in no meld of the hand's exact best split and no
 lay-off onto the table. Per turn: go out when the hand can (with the closing card, the discard or
 its own cards, joker swaps included); take the discard only when it opens the hand or, once open,
 lowers the deadwood; open as soon as 42 points with a pure run are there, putting every meld down;
@@ -18,9 +18,10 @@ from typing import Any
 from engines.base import Action
 from engines.cards import JOKER
 from engines.solver_level import discard_reason
-from engines.zoliky.bot_hand import analyse, find_close, slots_of, without
-from engines.zoliky.bot_knowledge import Knowledge, read_view
-from engines.zoliky.bot_policy import (
+from engines.zoliky.bots.close import find_close
+from engines.zoliky.bots.hand import analyse, slots_of, without
+from engines.zoliky.bots.knowledge import Knowledge, read_view
+from engines.zoliky.bots.policy import (
     Style,
     _use_of,
     close_step,
