@@ -229,10 +229,11 @@ class Game:
     def apply(self, state: State, seat: int, action: Action) -> Step:
         """Apply `action` by `seat`, mutating `state`; one `Step` says what changed.
 
-        The checks run in this order for every game, each with its error (docs/api.md, "Errors"):
+        The checks run in this order for every game, each with its error and HTTP answer
+        (docs/api.md, "Errors"):
 
         1. the shape: a JSON object of a known type with well-formed fields
-           (`parse_action`; InvalidAction, 400);
+           (`parse_action`; InvalidAction, 422 `validation_error`);
         2. the match is in play: active, or for `anytime` actions any status listed there
            (MatchNotActive, 409);
         3. the seat plays in this match (NotYourTurn, 409);
