@@ -50,6 +50,7 @@ def floor(key):
 # As service/wsgi.py does once its app is loaded: the floor gets the same treatment.
 import gc
 gc.freeze()
+gc.set_threshold(700, 10, 1000)
 """
 
 

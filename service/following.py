@@ -3,7 +3,7 @@ service/waiters.py) and the published history (docs/api.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from engines.base import Game, Step, View, redact_event
 from service import errors, hints
@@ -12,10 +12,36 @@ from service.store import Loaded, channel
 from service.waiters import Waiter
 
 
+class MatchView(TypedDict):
+    """A seat's view of a match as the API answers it (docs/api.md, "Views"): the engine's view
+    (engines.base.View) inside the match's own fields."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    status: str
+    version: int
+    round: int
+    you: int | None
+    host: int | None
+    turn: dict[str, Any]
+    players: list[dict[str, Any]]
+    hand: list[str] | None
+    stock: int
+    discard: dict[str, Any] | None
+    table: dict[str, Any]
+    scores: dict[str, int]
+    legal_actions: list[dict[str, Any]]
+    round_result: dict[str, Any] | None
+    winners: list[int] | None
+    deal_commitment: str | None
+    seeded_by_client: bool
+
+
 class FollowingMixin(MatchCore):
     def view(
         self, match_id: str, record: dict[str, Any], version: int, seat: int | None, step: Step | None = None
-    ) -> dict[str, Any]:
+    ) -> MatchView:
         """`seat`'s view (None: a spectator's); `step`: the engine's Step for the change that
         made this version, when there is one (the engine is asked otherwise)."""
         step = step or facts(record)
