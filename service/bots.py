@@ -18,6 +18,8 @@ log = logging.getLogger("cardtable.matches")
 
 # Buckets (seconds) of the bot-turn latency histogram in /metrics.
 BOT_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+# Buckets of the bots' thinking time by level (/metrics: a pro has a second, the others 50 ms).
+BOT_DECISION_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 
 
 class _Outcome(Exception):
@@ -52,7 +54,10 @@ class BotsMixin(MatchCore):
         rng = random.Random(f"bot:{match_id}:{version}")
         since = record.get("at")
         try:
-            step = game.apply(record["state"], seat, game.bot_action(view, level, rng))
+            thinking = time.perf_counter()
+            action = game.bot_action(view, level, rng)
+            thought = time.perf_counter() - thinking
+            step = game.apply(record["state"], seat, action)
         except Exception as exc:
             # A bot bug must not stall the match: log it, count it and play a random legal
             # action instead. The log has the bot's stack but not the error's text, which may
@@ -70,12 +75,15 @@ class BotsMixin(MatchCore):
                 return "stale"
             record = loaded.record
             step = game.apply(record["state"], seat, rng.choice(view["legal_actions"]))
+            thought = None
         for e in step.events:
             e.setdefault("bot", True)
         if not self._commit(match_id, loaded, record, step.events, step=step):
             return "stale"
         if since is not None:
             self.store.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
+        if thought is not None:
+            self.store.observe(f"bot_decision_seconds.{level}", thought, BOT_DECISION_BUCKETS)
         return "moved"
 
     def clock_expired(self, match_id: str, turn: int) -> str:

@@ -14,7 +14,7 @@ takes exactly the same compare-and-set path as a person's. It raises domain erro
 from __future__ import annotations
 
 from service.acting import ActingMixin
-from service.bots import BOT_LATENCY_BUCKETS, BotsMixin
+from service.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS, BotsMixin
 from service.errors import ApiError
 from service.following import revealed_deals
 from service.match_core import (
@@ -34,6 +34,7 @@ class MatchService(SeatsMixin, ActingMixin, BotsMixin):
 
 
 __all__ = [
+    "BOT_DECISION_BUCKETS",
     "BOT_LATENCY_BUCKETS",
     "RESIGN",
     "ApiError",

@@ -7,7 +7,7 @@ import time
 from rq import Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
-from service.matches import BOT_LATENCY_BUCKETS
+from service.matches import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS
 from service.waiters import open_waiters
 
 
@@ -59,16 +59,37 @@ def _healing(svc, counters: dict[str, float]) -> list[str]:
         f"cardtable_bot_fallbacks_total {int(counters.get('bot_fallbacks', 0))}",
         "# HELP cardtable_bot_turn_seconds From the change that made it a bot's turn to the bot's move.",
         "# TYPE cardtable_bot_turn_seconds histogram",
+        *_histogram(counters, "bot_turn_seconds", BOT_LATENCY_BUCKETS),
+        "# HELP cardtable_bot_decision_seconds How long a bot thought over its move, by level.",
+        "# TYPE cardtable_bot_decision_seconds histogram",
     ]
-    cumulative = 0.0
-    for le in [f"{b:g}" for b in BOT_LATENCY_BUCKETS] + ["+Inf"]:
-        cumulative += counters.get(f"bot_turn_seconds_bucket:{le}", 0)
-        lines.append(f'cardtable_bot_turn_seconds_bucket{{le="{le}"}} {int(cumulative)}')
-    lines += [
-        f"cardtable_bot_turn_seconds_sum {counters.get('bot_turn_seconds_sum', 0):.6f}",
-        f"cardtable_bot_turn_seconds_count {int(counters.get('bot_turn_seconds_count', 0))}",
-    ]
+    prefix = "bot_decision_seconds."
+    levels = sorted(
+        k[len(prefix) : -len("_count")] for k in counters if k.startswith(prefix) and k.endswith("_count")
+    )
+    for level in levels:
+        name = f"bot_decision_seconds.{level}"
+        lines += _histogram(counters, name, BOT_DECISION_BUCKETS, f'level="{level}"')
     return lines
+
+
+def _histogram(
+    counters: dict[str, float], name: str, buckets: tuple[float, ...], label: str = ""
+) -> list[str]:
+    """A histogram's lines from the counters `Store.observe` keeps (`name` with an optional
+    `.label` suffix, which the label names)."""
+    metric = "cardtable_" + name.partition(".")[0]
+    labels = f"{label}," if label else ""
+    lines, cumulative = [], 0.0
+    for le in [f"{b:g}" for b in buckets] + ["+Inf"]:
+        cumulative += counters.get(f"{name}_bucket:{le}", 0)
+        lines.append(f'{metric}_bucket{{{labels}le="{le}"}} {int(cumulative)}')
+    braces = f"{{{label}}}" if label else ""
+    return [
+        *lines,
+        f"{metric}_sum{braces} {counters.get(f'{name}_sum', 0):.6f}",
+        f"{metric}_count{braces} {int(counters.get(f'{name}_count', 0))}",
+    ]
 
 
 def _waiter_lines(svc) -> list[str]:

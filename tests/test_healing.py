@@ -216,7 +216,7 @@ def test_a_bot_that_raises_plays_a_random_legal_move_logged_and_counted(private_
     assert secret not in text, "the log shows the bot's card"
 
 
-def test_normal_play_has_no_fallbacks_and_times_every_bot_turn(client, worker, redis_url):
+def test_normal_play_has_no_fallbacks_and_times_every_bot_turn_and_decision(client, worker, redis_url):
     before = counters(redis_url)
     games = [
         ("zhol", 2, {"target_wins": 1}),
@@ -242,6 +242,23 @@ def test_normal_play_has_no_fallbacks_and_times_every_bot_turn(client, worker, r
     buckets = [float(x.split()[1]) for x in lines if x.startswith("cardtable_bot_turn_seconds_bucket")]
     assert buckets == sorted(buckets) and buckets[-1] == after["bot_turn_seconds_count"]
     assert "cardtable_bot_fallbacks_total 0" in text
+    # Each of those moves' thinking time, by the level that thought (the default level here).
+    decided = {
+        k: v - before.get(k, 0)
+        for k, v in after.items()
+        if k.startswith("bot_decision_seconds.") and k.endswith("_count")
+    }
+    assert sum(decided.values()) == timed
+    levels = [line for line in lines if line.startswith("cardtable_bot_decision_seconds_count{level=")]
+    shown = {line.split('"')[1]: float(line.split()[1]) for line in levels}
+    assert {k.removeprefix("bot_decision_seconds.").removesuffix("_count") for k in decided} <= set(shown)
+    for level, n in shown.items():
+        steps = [
+            float(x.split()[1])
+            for x in lines
+            if x.startswith(f'cardtable_bot_decision_seconds_bucket{{level="{level}"')
+        ]
+        assert steps == sorted(steps) and steps[-1] == n == after[f"bot_decision_seconds.{level}_count"]
 
 
 def test_sweeper_leaves_a_backlog_alone_and_recovers_a_job_a_dead_worker_fetched(private_redis):
