@@ -103,9 +103,8 @@ def main() -> None:
             w.wait(30)
         proc.terminate()
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(
-        f"{args.game} {args.options} seats {args.seats}: {args.matches} matches at once on {args.workers} worker(s)"
-    )
+    at_once = f"{args.matches} matches at once on {args.workers} worker(s)"
+    print(f"{args.game} {args.options} seats {args.seats}: {at_once}")
     print(f"for {args.seconds:.0f} s, {finished} finished; load average at the end {load}")
     print("| level | decisions | mean ms | p50 | p95 | p99 |")
     print("|---|---|---|---|---|---|")
