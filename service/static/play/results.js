@@ -95,6 +95,14 @@ export function winnerEl(view) {
   return h("div", { class: "panel winner", "data-testid": "winner" }, text);
 }
 
+// The events that move one card, and their verb.
+const ONE_CARD = {
+  play: "played",
+  discard: "discarded",
+  take_discard: "took the discard",
+  take_closing: "took the closing card",
+};
+
 // One event of GET …/events (or the stream) in words, cards drawn small.
 export function eventLine(view, e) {
   const actor = e.seat !== undefined && e.seat !== null ? seatName(view, e.seat) : "";
@@ -106,14 +114,12 @@ export function eventLine(view, e) {
       break;
     case "play":
     case "discard":
-      parts.push(e.type === "play" ? "played" : "discarded", small([e.card]));
+    case "take_discard":
+    case "take_closing":
+      parts.push(ONE_CARD[e.type], small([e.card]));
       break;
     case "draw":
       parts.push(`drew from the ${e.pile || "stock"}`, e.card ? small([e.card]) : null);
-      break;
-    case "take_discard":
-    case "take_closing":
-      parts.push(e.type === "take_discard" ? "took the discard" : "took the closing card", small([e.card]));
       break;
     case "meld":
       parts.push("put down", small(e.meld.cards));
