@@ -49,7 +49,7 @@ from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
-from engines.cards import deck, same_multiset
+from engines.cards import deck
 from engines.errors import IllegalAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.meld_solver import goes_out
 from engines.zhol import view
@@ -81,31 +81,14 @@ class ZholGame(Game):
         return deck(copies, jokers)
 
     # --- life cycle --------------------------------------------------------
-    def new_match(
-        self,
-        options: dict[str, Any],
-        num_seats: int,
-        seed: int,
-        deck: list[str] | None = None,
-        deal_key: str | None = None,
-    ) -> tuple[State, list[Event]]:
+    def _new_state(self, options: dict[str, Any], num_seats: int, rng: dict[str, Any]) -> State:
         if num_seats not in (2, 4):
             raise InvalidOptions("Zhol is played by 2 or 4 players, not 3")
         variant = options.get("variant", "small")
         if variant not in VARIANTS:
             raise InvalidOptions("option variant must be one of small, large")
-        full = self.full_deck({"variant": variant})
-        if deck is not None and not (
-            isinstance(deck, list) and all(isinstance(c, str) for c in deck) and same_multiset(deck, full)
-        ):
-            raise InvalidOptions(
-                f"a stacked deck must hold exactly the {len(full)} cards of the {variant} game"
-            )
         first = options.get("first_player")
-        state: State = {
-            "schema_version": 1,
-            "status": "active",
-            "rng": rngmod.new_rng_state(seed, deal_key),
+        return {
             "options": {
                 "variant": variant,
                 "first_player": 0 if first is None else first,
@@ -113,7 +96,6 @@ class ZholGame(Game):
                 "turn_seconds": options.get("turn_seconds", 60),
             },
             "num_seats": num_seats,
-            "round": 0,
             "first_player": None,
             "turn": None,
             "phase": None,
@@ -124,21 +106,19 @@ class ZholGame(Game):
             "history": [],  # every discard of the hand: {"seat", "card", "taken_by"}
             "drawn": None,  # {"card", "pile"}: what the player to move drew this turn
             "crowns": [0] * num_seats,
-            "resigned": [False] * num_seats,
-            "round_result": None,
-            "winners": None,
         }
-        first_seat = state["options"]["first_player"]
-        return state, self._deal(state, first_seat, list(deck) if deck is not None else None)
 
-    def _deal(self, state: State, first: int, cards: list[str] | None) -> list[Event]:
-        """Deal a hand one card at a time from `first` (`cards` top first, unshuffled if given)."""
+    def _deal(self, state: State, cards: list[str] | None) -> list[Event]:
+        """Deal a hand one card at a time from its first player, the option's for the first hand,
+        the next seat for each later one (`cards` top first, unshuffled if given)."""
         variant = state["options"]["variant"]
+        n = state["num_seats"]
+        last = state["first_player"]
+        first = state["options"]["first_player"] if last is None else (last + 1) % n
         if cards is None:
             cards = self.full_deck({"variant": variant})
             rngmod.shuffle(state["rng"], cards)
         sealed = rngmod.seal_deck(state["rng"], cards)
-        n = state["num_seats"]
         size = VARIANTS[variant][2]
         hands: list[list[str]] = [[] for _ in range(n)]
         for k in range(n * size):
@@ -168,11 +148,14 @@ class ZholGame(Game):
             }
         ]
 
-    def _next_round(self, state: State) -> list[Event]:
-        return self._deal(state, (state["first_player"] + 1) % state["num_seats"], None)
-
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
+
+    # --- views: the envelope is engines/base.py's, the parts engines/zhol/view.py's ---------
+    player_view = staticmethod(view.player)
+    table_view = staticmethod(view.table)
+    scores = staticmethod(view.scores)
+    result_view = staticmethod(view.copy_result)
 
     # --- what may be done --------------------------------------------------
     @staticmethod
@@ -197,12 +180,11 @@ class ZholGame(Game):
         return parse_action(action)
 
     def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
-        kind = action["type"]
-        if kind == "draw":
+        if action["type"] == "resign":
+            return self._resign(state, seat)
+        if action["type"] == "draw":
             return self._draw(state, seat, action["pile"])
-        if kind == "discard":
-            return self._discard(state, seat, action["card"])
-        return self._resign(state, seat)
+        return self._discard(state, seat, action["card"])
 
     def _draw(self, state: State, seat: int, pile: str, auto: bool = False) -> list[Event]:
         if state["phase"] != "draw":
@@ -337,19 +319,6 @@ class ZholGame(Game):
             card = choose_discard(state["hands"][seat], state["taken"])
         events += self._discard(state, seat, card, auto=True)
         return events
-
-    # --- views: the envelope is engines/base.py's, the parts engines/zhol/view.py's ---------
-    def player_view(self, state: State, seat: int) -> dict[str, Any]:
-        return view.player(state, seat)
-
-    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return view.table(state)
-
-    def scores(self, state: State) -> dict[str, int]:
-        return view.scores(state)
-
-    def result_view(self, result: dict[str, Any] | None) -> dict[str, Any] | None:
-        return view.copy_result(result)
 
 
 GAME = ZholGame(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.base import Action
+from engines.base import Action, Game
 from engines.cards import ALL_CODES, CARD_INDEX, JOKER
 from engines.errors import InvalidAction
 from engines.meld_solver import Split, best_split
@@ -38,18 +38,15 @@ def parse_action(action: Any) -> Action:
         raise InvalidAction('an action is a JSON object such as {"type": "draw", "pile": "stock"}')
     kind = action.get("type")
     if kind == "draw":
-        pile = action.get("pile")
-        if len(action) != 2 or pile not in ("stock", "discard") or type(pile) is not str:
+        pile = Game.one_field(action, "pile", DRAW_SHAPE)
+        if pile not in ("stock", "discard") or type(pile) is not str:
             raise InvalidAction(DRAW_SHAPE)
     elif kind == "discard":
-        card = action.get("card")
-        if len(action) != 2 or "card" not in action:
-            raise InvalidAction(DISCARD_SHAPE)
+        card = Game.one_field(action, "card", DISCARD_SHAPE)
         if type(card) is not str or card not in ALL_CODES:
             raise InvalidAction(f"{card!r} is not a card code (rank A 2-9 T J Q K, then suit S H D C; or JK)")
     elif kind == "resign":
-        if len(action) != 1:
-            raise InvalidAction('resigning is {"type": "resign"} with no other field')
+        Game.check_resign(action)
     else:
         raise InvalidAction(f"unknown action type {kind!r}; Zhol knows draw, discard and resign")
     return action

@@ -14,7 +14,8 @@ def player(state: State, seat: int) -> dict[str, Any]:
     return {"crowns": state["crowns"][seat]}
 
 
-def table(state: State) -> dict[str, Any]:
+def table(state: State, seat: int | None) -> dict[str, Any]:
+    """The table as `seat` (None: a spectator) sees it: the same for every seat."""
     options = state["options"]
     return {
         "crowns": scores(state),
