@@ -235,6 +235,13 @@ class Game:
         is sealed with `engines.rng.seal_deck`, which its `deal` event carries."""
         raise NotImplementedError
 
+    def all_cards(self, state: State) -> list[str]:
+        """Every card of the match wherever the state holds it now (hands, stock, discard pile,
+        table melds, tricks, cards set aside), in no set order. No card is ever made or lost, so
+        this is always `full_deck(options)` as a multiset; tests/test_conformance.py checks it
+        after every change."""
+        raise NotImplementedError
+
     def deal_commitment(self, state: State) -> str | None:
         """The commitment to the current round's deck order (docs/api.md, "Fair deals")."""
         return rngmod.deal_commitment(state["rng"])

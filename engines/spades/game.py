@@ -121,6 +121,10 @@ class SpadesGame(Game):
             }
         ]
 
+    def all_cards(self, state: State) -> list[str]:
+        played = [c for trick in state["tricks"] for c in trick["cards"]]
+        return [*(c for hand in state["hands"] for c in hand), *played, *state["trick"]]
+
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
 

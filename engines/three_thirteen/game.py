@@ -146,6 +146,12 @@ class ThreeThirteenGame(Game):
         events.extend(self._begin_turn(state, (dealer + 1) % n))
         return events
 
+    def all_cards(self, state: State) -> list[str]:
+        table = [c for meld in state["melds"] for c in meld["cards"]]
+        dumped = [c for jokers in state["dumped"] for c in jokers]  # out of play for the round
+        held = [c for hand in state["hands"] for c in hand]
+        return [*held, *state["stock"], *state["discard"], *table, *dumped]
+
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
 

@@ -148,6 +148,9 @@ class ZholGame(Game):
             }
         ]
 
+    def all_cards(self, state: State) -> list[str]:
+        return [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["discard"]]
+
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
 

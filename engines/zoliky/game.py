@@ -188,6 +188,12 @@ class ZolikyGame(Game):
             },
         ]
 
+    def all_cards(self, state: State) -> list[str]:
+        table = [c for meld in state["melds"] for c in meld["cards"]]
+        closing = [] if state["closing_card"] is None else [state["closing_card"]]
+        held = [c for hand in state["hands"] for c in hand]
+        return [*held, *state["stock"], *state["discard"], *table, *closing]
+
     def to_move(self, state: State) -> int | None:
         return state["turn_seat"] if state["status"] == "active" else None
 

@@ -69,6 +69,10 @@ class HighCardGame(Game):
             }
         ]
 
+    def all_cards(self, state: State) -> list[str]:
+        # `played` holds the current trick's cards too
+        return [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["played"]]
+
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
 
