@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypedDict
 
 from engines import rng as rngmod
+from engines.cards import same_multiset
 from engines.errors import InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 
 State = dict[str, Any]
@@ -200,9 +201,51 @@ class Game:
     ) -> tuple[State, list[Event]]:
         """A match with its first round dealt. `options` are already validated.
 
-        With `deck` (top card first) the first deal uses it unshuffled. `deal_key` (64 hex
-        digits, secret) keys the salts of the deal commitments (`engines.rng.seal_deck`).
+        With `deck` (top card first) the first deal uses it unshuffled; it must hold exactly the
+        cards of `full_deck` (InvalidOptions). `deal_key` (64 hex digits, secret) keys the salts of
+        the deal commitments (`engines.rng.seal_deck`). A game supplies the match before its first
+        deal (`_new_state`) and the deal (`_deal`).
         """
+        rng = rngmod.new_rng_state(seed, deal_key)
+        state: State = {
+            "schema_version": 1,
+            "status": "active",
+            "rng": rng,
+            "round": 0,
+            **self._new_state(options, num_seats, rng),
+            "resigned": [False] * num_seats,
+            "round_result": None,
+            "winners": None,
+        }
+        if deck is not None:
+            full = self.full_deck(state["options"])
+            if not (
+                isinstance(deck, list) and all(type(c) is str for c in deck) and same_multiset(deck, full)
+            ):
+                raise InvalidOptions(
+                    f"a stacked deck must hold exactly the {len(full)} cards of this {self.name} match"
+                )
+            deck = list(deck)
+        return state, self._deal(state, deck)
+
+    def _new_state(self, options: dict[str, Any], num_seats: int, rng: dict[str, Any]) -> State:
+        """The game's own fields of the match before its first deal, `options` among them as the
+        match keeps them (the base adds `schema_version`, `status`, `rng`, `round` 0, `resigned`,
+        `round_result` and `winners`); InvalidOptions for options or a seat count the game cannot
+        start with. `rng` (`engines.rng`) may draw what the options leave to chance."""
+        raise NotImplementedError
+
+    def _deal(self, state: State, deck: list[str] | None) -> list[Event]:
+        """Deal the next round (the first when `state["round"]` is 0): from `deck` (top card first,
+        already checked) unshuffled, else from the full deck shuffled by `engines.rng`; every deal
+        is sealed with `engines.rng.seal_deck`, which its `deal` event carries."""
+        raise NotImplementedError
+
+    def all_cards(self, state: State) -> list[str]:
+        """Every card of the match wherever the state holds it now (hands, stock, discard pile,
+        table melds, tricks, cards set aside), in no set order. No card is ever made or lost, so
+        this is always `full_deck(options)` as a multiset; tests/test_conformance.py checks it
+        after every change."""
         raise NotImplementedError
 
     def deal_commitment(self, state: State) -> str | None:
@@ -290,7 +333,7 @@ class Game:
         return self.step(state, self._next_round(state))
 
     def _next_round(self, state: State) -> list[Event]:
-        raise NotImplementedError
+        return self._deal(state, None)
 
     def end_match(self, state: State) -> Step:
         """The host ends the match now (games with `target_wins`); the leader(s) win."""
@@ -391,11 +434,18 @@ class Game:
 
     # --- helpers for subclasses --------------------------------------------
     @staticmethod
-    def require_turn(state: State, seat: int, to_move: int | None) -> None:
-        if state["status"] != "active":
-            raise MatchNotActive("the match is not in play right now")
-        if to_move != seat:
-            raise NotYourTurn("it is not your turn")
+    def one_field(action: Action, name: str, shape: str) -> Any:
+        """The value of `name` when it is the action's one field besides `type`; else
+        InvalidAction with `shape`, the words that say what the action looks like."""
+        if len(action) != 2 or name not in action:
+            raise InvalidAction(shape)
+        return action[name]
+
+    @staticmethod
+    def check_resign(action: Action) -> None:
+        """A resignation carries no field besides `type`; InvalidAction otherwise."""
+        if len(action) != 1:
+            raise InvalidAction('resigning is {"type": "resign"} with no other field')
 
     @staticmethod
     def require_type(action: Action, allowed: tuple[str, ...]) -> str:

@@ -4,8 +4,8 @@
 a hint costs tens of milliseconds, not the pro's up to half a second: the web process computes it
 inside the request (docs/api.md "Hints", docs/bots.md "Hints" for the measured cost). The random
 generator is seeded from the view itself, so one view always gets one hint, and a hint can depend
-on nothing but what the seat sees. The reason in words comes from the game's `bot_solver.explain`
-(the meld solver in the rummy games), or None where there is none to give.
+on nothing but what the seat sees. The reason in words comes from `explain` in the game's
+bots/solver.py (the meld solver in the rummy games), or None where there is none to give.
 """
 
 from __future__ import annotations
@@ -84,9 +84,9 @@ def _pro_with_reason(game_id: str, view: dict[str, Any], rng: random.Random) -> 
         action = search_action(read_view(view), view, rng, HINT_BUDGET["zoliky"])
         return action, zoliky_words.explain(view, action)
     if game_id == "zhol":
-        from engines.zhol import bot_pro
-        from engines.zhol import bot_solver as zhol_words
-        from engines.zhol.bot_knowledge import Knowledge
+        from engines.zhol.bots import pro as bot_pro
+        from engines.zhol.bots import solver as zhol_words
+        from engines.zhol.bots.knowledge import Knowledge
 
         know = Knowledge(view)
         budget = HINT_BUDGET[f"zhol-{know.variant}"]

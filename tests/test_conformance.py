@@ -3,8 +3,9 @@
 Random playouts through each engine's own interface check what every game owes the service
 (docs/architecture.md, "Engines"): every listed action is accepted, a refused one changes
 nothing, each seat's view agrees with the public counts and never shows a card only another
-seat holds, and every event is of the game's declared vocabulary. The game-specific tests
-(tests/engines/) keep each game's own invariants (card conservation, scoring, melds).
+seat holds, every event is of the game's declared vocabulary, and no card is made or lost (the
+engine's `all_cards` is its full deck at every step). The game-specific tests (tests/engines/)
+keep each game's own invariants (scoring, melds).
 
 The test-only game, tests/games/highcard.py, is registered through the same registry
 (CARDTABLE_EXTRA_GAMES) in a live `cardtable serve` and played through the API against bots,
@@ -81,6 +82,7 @@ def playout(game: Game, seed: int, seats: int) -> int:
     state, events = game.new_match(options, seats, seed, deck_list)
     vocabulary = set(game.event_types())
     for step in range(STEPS):
+        assert collections.Counter(game.all_cards(state)) == deck, (game.id, "a card made or lost")
         assert {e["type"] for e in events} <= vocabulary, (game.id, [e["type"] for e in events])
         for event in events:  # what a spectator is sent never carries a seat's secret
             assert "secret" not in redact_event(event, None) and "sealed" not in redact_event(event, None)

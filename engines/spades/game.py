@@ -34,7 +34,7 @@ from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
-from engines.cards import ACE_HIGH_INDEX, same_multiset
+from engines.cards import ACE_HIGH_INDEX
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions
 from engines.spades import view
 from engines.spades.rules import (
@@ -62,32 +62,14 @@ class SpadesGame(Game):
         return list(DECK)
 
     # --- life cycle --------------------------------------------------------
-    def new_match(
-        self,
-        options: dict[str, Any],
-        num_seats: int,
-        seed: int,
-        deck: list[str] | None = None,
-        deal_key: str | None = None,
-    ) -> tuple[State, list[Event]]:
+    def _new_state(self, options: dict[str, Any], num_seats: int, rng: dict[str, Any]) -> State:
         if num_seats != NUM_SEATS:
             raise InvalidOptions("Spades is played by 4 players")
-        if deck is not None and not (
-            isinstance(deck, list)
-            and all(isinstance(c, str) for c in deck)
-            and same_multiset(deck, list(DECK))
-        ):
-            raise InvalidOptions("a stacked deck must hold each of the 52 cards exactly once")
-        rng_state = rngmod.new_rng_state(seed, deal_key)
         dealer = options.get("first_dealer")
         if dealer is None:
-            dealer = rngmod.randbelow(rng_state, NUM_SEATS)
-        state: State = {
-            "schema_version": 1,
-            "status": "active",
-            "rng": rng_state,
+            dealer = rngmod.randbelow(rng, NUM_SEATS)
+        return {
             "options": {"target_score": options.get("target_score", 500), "first_dealer": dealer},
-            "round": 0,
             "dealer": (dealer - 1) % NUM_SEATS,
             "phase": None,
             "turn": None,
@@ -100,11 +82,7 @@ class SpadesGame(Game):
             "spades_broken": False,
             "scores": [0, 0],
             "bags": [0, 0],
-            "resigned": [False] * NUM_SEATS,
-            "round_result": None,
-            "winners": None,
         }
-        return state, self._deal(state, list(deck) if deck is not None else None)
 
     def _deal(self, state: State, deck: list[str] | None) -> list[Event]:
         """Pass the deal on and deal one card at a time from dealer+1 (`deck` unshuffled if given)."""
@@ -143,8 +121,9 @@ class SpadesGame(Game):
             }
         ]
 
-    def _next_round(self, state: State) -> list[Event]:
-        return self._deal(state, None)
+    def all_cards(self, state: State) -> list[str]:
+        played = [c for trick in state["tricks"] for c in trick["cards"]]
+        return [*(c for hand in state["hands"] for c in hand), *played, *state["trick"]]
 
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
@@ -169,14 +148,11 @@ class SpadesGame(Game):
             if type(card) is not str or card not in CARD_SET:
                 raise InvalidAction(f"{card!r} is not a card code (rank 2-9 T J Q K A, then suit S H D C)")
         elif kind == "bid":
-            tricks = action.get("tricks")
-            if len(action) != 2 or "tricks" not in action:
-                raise InvalidAction(BID_SHAPE)
+            tricks = self.one_field(action, "tricks", BID_SHAPE)
             if type(tricks) is not int or not 0 <= tricks <= TRICKS_PER_HAND:
                 raise InvalidAction("a bid is a whole number of tricks from 0 (Nil) to 13")
         elif kind == "resign":
-            if len(action) != 1:
-                raise InvalidAction('resigning is {"type": "resign"} with no other field')
+            self.check_resign(action)
         else:
             raise InvalidAction(f"unknown action type {kind!r}; Spades knows bid, play and resign")
         return action
@@ -288,8 +264,7 @@ class SpadesGame(Game):
         }
 
     # --- views (the parts engines/base.py's envelope asks for) ---------------------------
-    def player_view(self, state: State, seat: int) -> dict[str, Any]:
-        return view.player(state, seat)
+    player_view = staticmethod(view.player)
 
     def stock_view(self, state: State) -> int:
         return 0  # every card is dealt
@@ -297,14 +272,9 @@ class SpadesGame(Game):
     def discard_view(self, state: State) -> None:
         return None
 
-    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return view.table(state)
-
-    def scores(self, state: State) -> dict[str, int]:
-        return view.scores(state)
-
-    def result_view(self, result: dict[str, Any] | None) -> dict[str, Any] | None:
-        return view.copy_result(result)
+    table_view = staticmethod(view.table)
+    scores = staticmethod(view.scores)
+    result_view = staticmethod(view.copy_result)
 
 
 GAME = SpadesGame(

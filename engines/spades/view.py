@@ -19,7 +19,8 @@ def player(state: State, seat: int) -> dict[str, Any]:
     return {"team": TEAMS[seat], "bid": state["bids"][seat], "tricks": state["won"][seat]}
 
 
-def table(state: State) -> dict[str, Any]:
+def table(state: State, seat: int | None) -> dict[str, Any]:
+    """The table as `seat` (None: a spectator) sees it: the same for every seat."""
     leader = state["leader"]
     trick = seated(leader, state["trick"])
     last = state["tricks"][-1] if state["tricks"] else None

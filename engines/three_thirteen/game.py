@@ -60,7 +60,6 @@ from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State, json_copy
-from engines.cards import same_multiset
 from engines.errors import IllegalAction, InvalidOptions
 from engines.meld_solver import Split, best_split, goes_out
 from engines.melds import Meld, MeldRules, classify
@@ -82,14 +81,7 @@ class ThreeThirteenGame(Game):
         return tt.full_deck(options)
 
     # --- life cycle --------------------------------------------------------
-    def new_match(
-        self,
-        options: dict[str, Any],
-        num_seats: int,
-        seed: int,
-        deck: list[str] | None = None,
-        deal_key: str | None = None,
-    ) -> tuple[State, list[Event]]:
+    def _new_state(self, options: dict[str, Any], num_seats: int, rng: dict[str, Any]) -> State:
         options = dict(options)
         for name in BOOLEAN_OPTIONS:
             options.setdefault(name, False)
@@ -97,23 +89,13 @@ class ThreeThirteenGame(Game):
         if not MIN_SEATS <= num_seats <= MAX_SEATS:
             raise InvalidOptions(f"Three Thirteen is played by {MIN_SEATS} to {MAX_SEATS} players")
         self.check_options(options, num_seats)
-        full = tt.full_deck(options)
-        if deck is not None and not (
-            isinstance(deck, list) and all(isinstance(c, str) for c in deck) and same_multiset(deck, full)
-        ):
-            raise InvalidOptions(f"a stacked deck must hold exactly the game's {len(full)} cards")
-        rng_state = rngmod.new_rng_state(seed, deal_key)
         dealer = options["first_dealer"]
         if dealer is None:
-            dealer = rngmod.randbelow(rng_state, num_seats)
-        state: State = {
-            "schema_version": 1,
-            "status": "active",
-            "rng": rng_state,
+            dealer = rngmod.randbelow(rng, num_seats)
+        return {
             "options": options,
             "num_seats": num_seats,
             "schedule": tt.schedule(options),
-            "round": 0,
             # _deal passes the deal on, so the first dealer is stored one seat back.
             "dealer": (dealer - 1) % num_seats,
             "turn": None,
@@ -124,11 +106,7 @@ class ThreeThirteenGame(Game):
             **tt.fresh_round(num_seats),
             "scores": [0] * num_seats,
             "round_points": [],
-            "resigned": [False] * num_seats,
-            "round_result": None,
-            "winners": None,
         }
-        return state, self._deal(state, list(deck) if deck is not None else None)
 
     def _deal(self, state: State, deck: list[str] | None) -> list[Event]:
         """Pass the deal on and deal one card at a time from dealer+1 (`deck` unshuffled if given)."""
@@ -168,8 +146,11 @@ class ThreeThirteenGame(Game):
         events.extend(self._begin_turn(state, (dealer + 1) % n))
         return events
 
-    def _next_round(self, state: State) -> list[Event]:
-        return self._deal(state, None)
+    def all_cards(self, state: State) -> list[str]:
+        table = [c for meld in state["melds"] for c in meld["cards"]]
+        dumped = [c for jokers in state["dumped"] for c in jokers]  # out of play for the round
+        held = [c for hand in state["hands"] for c in hand]
+        return [*held, *state["stock"], *state["discard"], *table, *dumped]
 
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
@@ -457,17 +438,13 @@ class ThreeThirteenGame(Game):
         }
 
     # --- views: the envelope is engines/base.py's, the parts engines/three_thirteen/view.py's ---
-    def player_view(self, state: State, seat: int) -> dict[str, Any]:
-        return view.player(state, seat)
+    player_view = staticmethod(view.player)
 
     def hand_view(self, state: State, seat: int) -> list[str]:
         return tt.sorted_cards(state["hands"][seat])
 
-    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return view.table(state)
-
-    def scores(self, state: State) -> dict[str, int]:
-        return view.scores(state)
+    table_view = staticmethod(view.table)
+    scores = staticmethod(view.scores)
 
 
 GAME = ThreeThirteenGame(

@@ -28,7 +28,8 @@ def taken(state: State, seat: int) -> list[str]:
     return tt.sorted_cards(held[seat]) if held else []
 
 
-def table(state: State) -> dict[str, Any]:
+def table(state: State, seat: int | None) -> dict[str, Any]:
+    """The table as `seat` (None: a spectator) sees it: the same for every seat."""
     size = state["schedule"][state["round"] - 1]
     went_out = state["went_out"]
     return {

@@ -38,8 +38,9 @@ Decisions the rules leave open (each also written in place in docs/rules/zhol.md
 - The view's table shows the whole discard pile (`pile`, bottom first) and every discard of the
   hand (`discards`: seat, card and the seat that took it from the pile, or null): each card was
   seen face up by everyone, and the bots use them to count the cards still live.
-- An action is checked in this order: its shape (InvalidAction), the match in play
-  (MatchNotActive), the seat to move (NotYourTurn), then the rules (IllegalAction).
+- An action is checked in the order every game uses (engines/base.py, `Game.apply`): its
+  shape (`parse_action`: InvalidAction), the match in play (MatchNotActive), the seat and the
+  turn (NotYourTurn), then the rules (`_apply`: IllegalAction).
 """
 
 from __future__ import annotations
@@ -47,67 +48,26 @@ from __future__ import annotations
 from typing import Any
 
 from engines import rng as rngmod
-from engines.base import Action, Event, Game, Option, State, Step, View
-from engines.cards import ALL_CODES, CARD_INDEX, JOKER, deck, same_multiset
-from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
-from engines.meld_solver import Split, best_split, goes_out
-from engines.melds import Meld, MeldRules
-
-RULES = MeldRules(
-    ace_low=True,
-    ace_high=True,
-    min_run=3,
-    min_set=3,
-    max_set=4,
-    set_distinct_suits=True,
-    wild_at_run_ends=True,
-    max_wilds_per_meld=None,
-    allow_all_wild=False,
+from engines.base import Action, Event, Game, Option, State
+from engines.cards import deck
+from engines.errors import IllegalAction, InvalidOptions, MatchNotActive, NotYourTurn
+from engines.meld_solver import goes_out
+from engines.zhol import view
+from engines.zhol.rules import (
+    RULES,
+    VARIANTS,
+    choose_discard,
+    discardable,
+    hand_split,
+    parse_action,
+    sort_hand,
 )
-VARIANTS = {
-    # variant: (standard decks, jokers, cards per hand)
-    "small": (1, 2, 7),
-    "large": (2, 4, 14),
-}
-DRAW_SHAPE = 'a draw is {"type": "draw", "pile": "stock"} or {"type": "draw", "pile": "discard"}'
-DISCARD_SHAPE = 'a discard is {"type": "discard", "card": "<card code such as 7H>"}'
-
-
-def sort_hand(cards: list[str]) -> list[str]:
-    """By suit (S H D C), ace low to king, jokers last: the order of `CARD_INDEX`."""
-    return sorted(cards, key=CARD_INDEX.__getitem__)
-
-
-def unmatched(card: str) -> int:
-    """What a card left outside groups costs when splitting a hand: only whether a split is
-    complete matters in Zhol, so every card counts 1."""
-    return 1
-
-
-def meld_json(meld: Meld) -> dict[str, Any]:
-    return {"kind": meld.kind, "cards": list(meld.cards), "stands_for": list(meld.stands_for)}
-
-
-def winning_melds(split: Split, variant: str) -> list[Meld]:
-    """The split as shown: in the small game a run of 7 is shown as a group of 3 and one of 4."""
-    melds = list(split.melds)
-    if variant == "small" and len(melds) == 1 and len(melds[0].cards) == 7:
-        run = melds[0]
-        # with two jokers at most, either cut leaves a natural card in each part
-        for cut in (3, 4):
-            parts = [(run.cards[:cut], run.stands_for[:cut]), (run.cards[cut:], run.stands_for[cut:])]
-            if all(any(c != JOKER for c in cards) for cards, _ in parts):
-                ace_high = run.ace_high
-                return [
-                    Meld("run", cards, stands, ace_high and stands[-1][0] == "A") for cards, stands in parts
-                ]
-    return melds
 
 
 class ZholGame(Game):
     """Zhol for 2 or 4 players, small (7 cards) or large (14 cards), to `target_wins` crowns."""
 
-    bots_module = "engines.zhol.bot"
+    bots_module = "engines.zhol.bots"
 
     def check_options(self, options: dict[str, Any], num_seats: int) -> None:
         if num_seats not in (2, 4):
@@ -121,31 +81,14 @@ class ZholGame(Game):
         return deck(copies, jokers)
 
     # --- life cycle --------------------------------------------------------
-    def new_match(
-        self,
-        options: dict[str, Any],
-        num_seats: int,
-        seed: int,
-        deck: list[str] | None = None,
-        deal_key: str | None = None,
-    ) -> tuple[State, list[Event]]:
+    def _new_state(self, options: dict[str, Any], num_seats: int, rng: dict[str, Any]) -> State:
         if num_seats not in (2, 4):
             raise InvalidOptions("Zhol is played by 2 or 4 players, not 3")
         variant = options.get("variant", "small")
         if variant not in VARIANTS:
             raise InvalidOptions("option variant must be one of small, large")
-        full = self.full_deck({"variant": variant})
-        if deck is not None and not (
-            isinstance(deck, list) and all(isinstance(c, str) for c in deck) and same_multiset(deck, full)
-        ):
-            raise InvalidOptions(
-                f"a stacked deck must hold exactly the {len(full)} cards of the {variant} game"
-            )
         first = options.get("first_player")
-        state: State = {
-            "schema_version": 1,
-            "status": "active",
-            "rng": rngmod.new_rng_state(seed, deal_key),
+        return {
             "options": {
                 "variant": variant,
                 "first_player": 0 if first is None else first,
@@ -153,7 +96,6 @@ class ZholGame(Game):
                 "turn_seconds": options.get("turn_seconds", 60),
             },
             "num_seats": num_seats,
-            "round": 0,
             "first_player": None,
             "turn": None,
             "phase": None,
@@ -164,21 +106,19 @@ class ZholGame(Game):
             "history": [],  # every discard of the hand: {"seat", "card", "taken_by"}
             "drawn": None,  # {"card", "pile"}: what the player to move drew this turn
             "crowns": [0] * num_seats,
-            "resigned": [False] * num_seats,
-            "round_result": None,
-            "winners": None,
         }
-        first_seat = state["options"]["first_player"]
-        return state, self._deal(state, first_seat, list(deck) if deck is not None else None)
 
-    def _deal(self, state: State, first: int, cards: list[str] | None) -> list[Event]:
-        """Deal a hand one card at a time from `first` (`cards` top first, unshuffled if given)."""
+    def _deal(self, state: State, cards: list[str] | None) -> list[Event]:
+        """Deal a hand one card at a time from its first player, the option's for the first hand,
+        the next seat for each later one (`cards` top first, unshuffled if given)."""
         variant = state["options"]["variant"]
+        n = state["num_seats"]
+        last = state["first_player"]
+        first = state["options"]["first_player"] if last is None else (last + 1) % n
         if cards is None:
             cards = self.full_deck({"variant": variant})
             rngmod.shuffle(state["rng"], cards)
         sealed = rngmod.seal_deck(state["rng"], cards)
-        n = state["num_seats"]
         size = VARIANTS[variant][2]
         hands: list[list[str]] = [[] for _ in range(n)]
         for k in range(n * size):
@@ -208,13 +148,17 @@ class ZholGame(Game):
             }
         ]
 
-    def _next_round(self, state: State) -> list[Event]:
-        if state["status"] != "round_over":
-            raise MatchNotActive("the next hand can be dealt only when a hand is over")
-        return self._deal(state, (state["first_player"] + 1) % state["num_seats"], None)
+    def all_cards(self, state: State) -> list[str]:
+        return [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["discard"]]
 
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None
+
+    # --- views: the envelope is engines/base.py's, the parts engines/zhol/view.py's ---------
+    player_view = staticmethod(view.player)
+    table_view = staticmethod(view.table)
+    scores = staticmethod(view.scores)
+    result_view = staticmethod(view.copy_result)
 
     # --- what may be done --------------------------------------------------
     @staticmethod
@@ -232,52 +176,18 @@ class ZholGame(Game):
                 out.append({"type": "draw", "pile": "discard"})
             return out
         hand = state["hands"][seat]
-        return [{"type": "discard", "card": c} for c in self._discardable(hand, state["taken"])]
-
-    @staticmethod
-    def _discardable(hand: list[str], taken: str | None) -> list[str]:
-        out: list[str] = []
-        for c in hand:
-            if (not out or out[-1] != c) and (c != taken or hand.count(c) >= 2):
-                out.append(c)
-        return out
+        return [{"type": "discard", "card": c} for c in discardable(hand, state["taken"])]
 
     # --- actions -----------------------------------------------------------
-    def apply(self, state: State, seat: int, action: Action) -> Step:
-        return self.step(state, self._own_apply(state, seat, action))
+    def parse_action(self, state: State, action: Any) -> Action:
+        return parse_action(action)
 
-    def _own_apply(self, state: State, seat: int, action: Action) -> list[Event]:
-        if type(action) is not dict:
-            raise InvalidAction('an action is a JSON object such as {"type": "draw", "pile": "stock"}')
-        kind = action.get("type")
-        if kind == "draw":
-            pile = action.get("pile")
-            if len(action) != 2 or pile not in ("stock", "discard") or type(pile) is not str:
-                raise InvalidAction(DRAW_SHAPE)
-            self._require_turn(state, seat)
-            return self._draw(state, seat, pile)
-        if kind == "discard":
-            card = action.get("card")
-            if len(action) != 2 or "card" not in action:
-                raise InvalidAction(DISCARD_SHAPE)
-            if type(card) is not str or card not in ALL_CODES:
-                raise InvalidAction(
-                    f"{card!r} is not a card code (rank A 2-9 T J Q K, then suit S H D C; or JK)"
-                )
-            self._require_turn(state, seat)
-            return self._discard(state, seat, card)
-        if kind == "resign":
-            if len(action) != 1:
-                raise InvalidAction('resigning is {"type": "resign"} with no other field')
+    def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        if action["type"] == "resign":
             return self._resign(state, seat)
-        raise InvalidAction(f"unknown action type {kind!r}; Zhol knows draw, discard and resign")
-
-    @staticmethod
-    def _require_turn(state: State, seat: int) -> None:
-        if state["status"] != "active":
-            raise MatchNotActive("the match is not in play right now")
-        if type(seat) is not int or seat != state["turn"]:
-            raise NotYourTurn("it is not your turn")
+        if action["type"] == "draw":
+            return self._draw(state, seat, action["pile"])
+        return self._discard(state, seat, action["card"])
 
     def _draw(self, state: State, seat: int, pile: str, auto: bool = False) -> list[Event]:
         if state["phase"] != "draw":
@@ -350,25 +260,14 @@ class ZholGame(Game):
 
     def _hand_over(self, state: State, winner: int | None) -> list[Event]:
         variant = state["options"]["variant"]
-        hands = []
-        for s, cards in enumerate(state["hands"]):
-            split = best_split(cards, RULES, unmatched)
-            melds = winning_melds(split, variant) if s == winner else list(split.melds)
-            hands.append(
-                {
-                    "seat": s,
-                    "cards": list(cards),
-                    "melds": [meld_json(m) for m in melds],
-                    "leftover": sort_hand(list(split.leftover)),
-                }
-            )
+        hands = [hand_split(s, cards, winner, variant) for s, cards in enumerate(state["hands"])]
         result = {
             "round": state["round"],
             "first_player": state["first_player"],
             "winner": winner,
             "winners": [] if winner is None else [winner],
             "hands": hands,
-            "crowns": self._scores(state),
+            "crowns": view.scores(state),
         }
         state["round_result"] = result
         state["status"] = "round_over"
@@ -379,10 +278,6 @@ class ZholGame(Game):
         return [{"type": "zhol", "seat": winner}, over] if winner is not None else [over]
 
     def _resign(self, state: State, seat: int) -> list[Event]:
-        if state["status"] not in ("active", "round_over"):
-            raise MatchNotActive("the match is not in play right now")
-        if type(seat) is not int or not 0 <= seat < state["num_seats"]:
-            raise NotYourTurn(f"seat {seat!r} does not play in this match")
         if state["resigned"][seat]:
             raise IllegalAction("you have already resigned")
         state["resigned"][seat] = True
@@ -401,7 +296,7 @@ class ZholGame(Game):
             "type": "match_over",
             "winners": list(winners),
             "reason": reason,
-            "crowns": self._scores(state),
+            "crowns": view.scores(state),
         }
 
     def _end_match(self, state: State) -> list[Event]:
@@ -412,7 +307,10 @@ class ZholGame(Game):
         return [self._finish(state, [s for s in playing if state["crowns"][s] == most], "ended")]
 
     def _timeout(self, state: State, seat: int) -> list[Event]:
-        self._require_turn(state, seat)
+        if state["status"] != "active":
+            raise MatchNotActive("the match is not in play right now")
+        if type(seat) is not int or seat != state["turn"]:
+            raise NotYourTurn("it is not your turn")
         events: list[Event] = []
         if state["phase"] == "draw":
             pile = "stock" if self._can_draw_stock(state) else "discard"
@@ -424,87 +322,6 @@ class ZholGame(Game):
             card = choose_discard(state["hands"][seat], state["taken"])
         events += self._discard(state, seat, card, auto=True)
         return events
-
-    # --- views -------------------------------------------------------------
-    @staticmethod
-    def _scores(state: State) -> dict[str, int]:
-        return {str(s): c for s, c in enumerate(state["crowns"])}
-
-    def view(self, state: State, seat: int | None) -> View:
-        n = state["num_seats"]
-        viewer = seat if type(seat) is int and 0 <= seat < n else None
-        mover = self.to_move(state)
-        hands = state["hands"]
-        discard = state["discard"]
-        result = state["round_result"]
-        return {
-            "status": state["status"],
-            "round": state["round"],
-            "turn": {"seat": mover, "phase": state["phase"] if mover is not None else None, "deadline": None},
-            "players": [
-                {
-                    "seat": s,
-                    "cards": len(hands[s]),
-                    "resigned": state["resigned"][s],
-                    "crowns": state["crowns"][s],
-                }
-                for s in range(n)
-            ],
-            "hand": list(hands[viewer]) if viewer is not None else None,
-            "stock": len(state["stock"]),
-            "discard": {"top": discard[-1] if discard else None, "count": len(discard)},
-            "table": {
-                "crowns": self._scores(state),
-                "first_player": state["first_player"],
-                "variant": state["options"]["variant"],
-                "target_wins": state["options"]["target_wins"],
-                "turn_seconds": state["options"]["turn_seconds"],
-                # taken face up from the discard pile this turn, so public; it may not go back
-                "taken": state["taken"],
-                # every card went face up onto the pile, so the whole pile and who discarded and
-                # took what this hand are public (the bots read them)
-                "pile": list(discard),
-                "discards": [dict(d) for d in state.get("history", [])],
-            },
-            "scores": self._scores(state),
-            "legal_actions": self.legal_actions(state, viewer) if viewer is not None else [],
-            "round_result": copy_result(result),
-            "winners": list(state["winners"]) if state["winners"] is not None else None,
-        }
-
-
-def copy_result(result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A private copy of a hand's result for a view."""
-    if result is None:
-        return None
-    return dict(
-        result,
-        winners=list(result["winners"]),
-        crowns=dict(result["crowns"]),
-        hands=[
-            dict(
-                h,
-                cards=list(h["cards"]),
-                leftover=list(h["leftover"]),
-                melds=[dict(m, cards=list(m["cards"]), stands_for=list(m["stands_for"])) for m in h["melds"]],
-            )
-            for h in result["hands"]
-        ],
-    )
-
-
-def choose_discard(hand: list[str], taken: str | None) -> str:
-    """The discard leaving the fewest cards outside groups; ties go to the highest card in hand
-    order (jokers are kept when possible)."""
-    best, best_left = None, None
-    for card in reversed(ZholGame._discardable(hand, taken)):
-        rest = list(hand)
-        rest.remove(card)
-        left = best_split(rest, RULES, unmatched).points + (card == JOKER)
-        if best_left is None or left < best_left:
-            best, best_left = card, left
-    assert best is not None
-    return best
 
 
 GAME = ZholGame(

@@ -60,7 +60,7 @@ from typing import Any
 
 from engines import rng as rng_mod
 from engines.base import Action, Event, Game, Option, State, json_copy
-from engines.cards import JOKER, deck, same_multiset
+from engines.cards import JOKER, deck
 from engines.errors import IllegalAction, InvalidOptions, MatchNotActive
 from engines.zoliky import view
 from engines.zoliky.rules import (
@@ -123,40 +123,17 @@ class ZolikyGame(Game):
 
     # --- life cycle ----------------------------------------------------------------
 
-    def new_match(
-        self,
-        options: dict[str, Any],
-        num_seats: int,
-        seed: int,
-        deck: list[str] | None = None,
-        deal_key: str | None = None,
-    ) -> tuple[State, list[Event]]:
+    def _new_state(self, options: dict[str, Any], num_seats: int, rng: dict[str, Any]) -> State:
         if num_seats != 2:
             raise InvalidOptions("Žolíky is played by 2 players")
-        if deck is not None and not same_multiset(list(deck), self.full_deck(options)):
-            raise InvalidOptions(
-                "the deck must be the 108 Žolíky cards (two decks and 4 jokers) in some order"
-            )
-        state: State = {
-            "schema_version": 1,
-            "status": "active",
-            "rng": rng_mod.new_rng_state(seed, deal_key),
+        return {
             "options": dict(options),
-            "round": 0,
             "cutter": options["first_cutter"],
             "wins": [0, 0],
             "carried_jokers": 0,
-            "resigned": [False, False],
-            "round_result": None,
-            "winners": None,
         }
-        events = self._start_round(state, list(deck) if deck is not None else None)
-        return state, events
 
-    def _next_round(self, state: State) -> list[Event]:
-        return self._start_round(state, None)
-
-    def _start_round(self, state: State, stacked: list[str] | None) -> list[Event]:
+    def _deal(self, state: State, stacked: list[str] | None) -> list[Event]:
         cutter = state["cutter"]
         carried = state["carried_jokers"]
         if stacked is not None:
@@ -210,6 +187,12 @@ class ZolikyGame(Game):
                 **sealed,
             },
         ]
+
+    def all_cards(self, state: State) -> list[str]:
+        table = [c for meld in state["melds"] for c in meld["cards"]]
+        closing = [] if state["closing_card"] is None else [state["closing_card"]]
+        held = [c for hand in state["hands"] for c in hand]
+        return [*held, *state["stock"], *state["discard"], *table, *closing]
 
     def to_move(self, state: State) -> int | None:
         return state["turn_seat"] if state["status"] == "active" else None
@@ -448,18 +431,10 @@ class ZolikyGame(Game):
         }
 
     # --- views (the parts engines/base.py's envelope asks for) ---------------------------
-
-    def player_view(self, state: State, seat: int) -> dict[str, Any]:
-        return view.player(state, seat)
-
-    def hand_view(self, state: State, seat: int) -> list[str]:
-        return view.hand(state, seat)
-
-    def table_view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return view.table(state)
-
-    def scores(self, state: State) -> dict[str, int]:
-        return view.scores(state)
+    player_view = staticmethod(view.player)
+    hand_view = staticmethod(view.hand)
+    table_view = staticmethod(view.table)
+    scores = staticmethod(view.scores)
 
 
 GAME = ZolikyGame(

@@ -28,7 +28,8 @@ def hand(state: State, seat: int) -> list[str]:
     return sorted(state["hands"][seat], key=sort_key)
 
 
-def table(state: State) -> dict[str, Any]:
+def table(state: State, seat: int | None) -> dict[str, Any]:
+    """The table as `seat` (None: a spectator) sees it: the same for every seat."""
     return {
         "melds": copy_melds(state["melds"]),
         "closing_card": state["closing_card"],

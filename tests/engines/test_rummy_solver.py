@@ -14,7 +14,7 @@ from engines.spades import bots as spades_bot
 from engines.three_thirteen import GAME as TT
 from engines.three_thirteen.bots import solver as tt_solver
 from engines.zhol import GAME as ZHOL
-from engines.zhol import bot_solver as zhol_solver
+from engines.zhol.bots import solver as zhol_solver
 from engines.zoliky import GAME as ZOLIKY
 from engines.zoliky.bots import solver as zoliky_solver
 from engines.zoliky.bots.hand import analyse, slots_of, without

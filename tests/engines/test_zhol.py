@@ -16,8 +16,8 @@ from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNo
 from engines.meld_solver import best_split
 from engines.melds import interpretations
 from engines.zhol import GAME, RULES, choose_discard
-from engines.zhol.bot import choose_action
-from engines.zhol.game import sort_hand, unmatched
+from engines.zhol.bots import choose_action
+from engines.zhol.rules import sort_hand, unmatched
 from tests.engines.harness import play_random
 
 SIZE = {"small": 7, "large": 14}

@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 
 from engines.cards import CARD_INDEX, CARD_OF, JOKER, deck
 from engines.meld_solver import goes_out
-from engines.zhol import GAME, RULES, bot_hand, bot_pro
-from engines.zhol import bot as zbot
-from engines.zhol.bot_knowledge import Knowledge
+from engines.zhol import GAME, RULES
+from engines.zhol import bots as zbot
+from engines.zhol.bots import hand as bot_hand
+from engines.zhol.bots import pro as bot_pro
+from engines.zhol.bots.knowledge import Knowledge
 from tests.engines import harness
 from tests.engines.harness import play_random
 from tests.engines.test_zhol import JUNK0, JUNK1, act, new

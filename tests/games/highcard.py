@@ -15,8 +15,7 @@ from typing import Any
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
-from engines.cards import same_multiset
-from engines.errors import IllegalAction, InvalidAction, InvalidOptions
+from engines.errors import IllegalAction, InvalidAction
 
 RANKS = "AKQJT98765432"
 HAND = 3
@@ -31,15 +30,10 @@ class HighCardGame(Game):
     def full_deck(self, options: dict[str, Any]) -> list[str]:
         return list(DECK)
 
-    def new_match(self, options, num_seats, seed, deck=None, deal_key=None) -> tuple[State, list[Event]]:
-        if deck is not None and not same_multiset(deck, DECK):
-            raise InvalidOptions("a stacked deck must hold each of the 16 cards once")
-        state: State = {
-            "status": "active",
-            "rng": rngmod.new_rng_state(seed, deal_key),
+    def _new_state(self, options: dict[str, Any], num_seats: int, rng: dict[str, Any]) -> State:
+        return {
             "options": dict(options),
             "num_seats": num_seats,
-            "round": 0,
             "dealer": num_seats - 1,
             "hands": [[] for _ in range(num_seats)],
             "stock": [],
@@ -50,13 +44,9 @@ class HighCardGame(Game):
             "phase": None,
             "won": [0] * num_seats,
             "scores": [0] * num_seats,
-            "resigned": [False] * num_seats,
-            "round_result": None,
-            "winners": None,
         }
-        return state, self._deal(state, list(deck) if deck is not None else None)
 
-    def _deal(self, state: State, deck: list[str] | None = None) -> list[Event]:
+    def _deal(self, state: State, deck: list[str] | None) -> list[Event]:
         n = state["num_seats"]
         if deck is None:
             deck = list(DECK)
@@ -79,8 +69,9 @@ class HighCardGame(Game):
             }
         ]
 
-    def _next_round(self, state: State) -> list[Event]:
-        return self._deal(state)
+    def all_cards(self, state: State) -> list[str]:
+        # `played` holds the current trick's cards too
+        return [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["played"]]
 
     def to_move(self, state: State) -> int | None:
         return state["turn"] if state["status"] == "active" else None

@@ -29,9 +29,9 @@ from typing import Any
 from engines.base import Action
 from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX
 from engines.meld_solver import goes_out
-from engines.zhol import bot_hand as bh
-from engines.zhol.bot_knowledge import Knowledge
-from engines.zhol.game import RULES
+from engines.zhol.bots import hand as bh
+from engines.zhol.bots.knowledge import Knowledge
+from engines.zhol.rules import RULES
 
 # The pro budget per variant; change the entries (tests and benchmarks do) to trade strength for
 # time. chain/burn/thin: the Metropolis steps sampling the next player's hand, the first ones

@@ -14,7 +14,7 @@ from engines.base import Action
 from engines.cards import JOKER, RANKS
 from engines.meld_solver import best_split, goes_out
 from engines.solver_level import discard_reason, least_deadwood, take_reason
-from engines.zhol.game import RULES
+from engines.zhol.rules import RULES
 
 
 def _one(card: str) -> int:

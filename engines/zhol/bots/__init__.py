@@ -2,14 +2,14 @@
 
 - `random`: a uniformly random legal action, the bottom of the ladder.
 - `easy`, `medium`, `hard`: `heuristic_action`. A draw takes the open card when it wins or lowers
-  the hand's deficiency (the cards still to draw, `bot_hand.deficiency`), else the stock. A
+  the hand's deficiency (the cards still to draw, `hand.deficiency`), else the stock. A
   discard wins when it can, else keeps the fewest cards to draw; among equal discards `easy`
   picks at random (keeping jokers), `medium` and `hard` keep the most live outs (unseen cards that
   would lower the deficiency), and `hard` also avoids cards the next player is known to collect
   (it took their neighbours from the discard pile). Each level overlooks its move in a documented
   share of decisions (`LEVELS[level]["mistakes"]`) and then plays a random legal action.
-- `solver`: `bot_solver`, the least-deadwood baseline of the ladder (not offered to clients).
-- `pro`: `bot_pro` (sampled hands of the next player, outs two steps ahead, the race to finish
+- `solver`: `solver`, the least-deadwood baseline of the ladder (not offered to clients).
+- `pro`: `pro` (sampled hands of the next player, outs two steps ahead, the race to finish
   first), with no deliberate mistakes.
 
 Every bot is stateless: what it knows of the hand so far (the discard pile, who took what) it
@@ -25,10 +25,10 @@ from engines.base import Action
 from engines.bots import register
 from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX
 from engines.meld_solver import goes_out
-from engines.zhol import bot_hand as bh
-from engines.zhol import bot_pro, bot_solver
-from engines.zhol.bot_knowledge import Knowledge
-from engines.zhol.game import RULES
+from engines.zhol.bots import hand as bh
+from engines.zhol.bots import pro, solver
+from engines.zhol.bots.knowledge import Knowledge
+from engines.zhol.rules import RULES
 
 # Per heuristic level: the share of decisions overlooked (a random legal action instead), whether
 # equal discards are told apart by their live outs, and whether it keeps back what the next
@@ -42,6 +42,7 @@ LEVELS: dict[str, dict[str, Any]] = {
 OUTS_CANDIDATES = {"small": 8, "large": 3}
 
 
+@register("zhol", "random", "easy", "medium", "hard", "pro", "solver")
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     """The bot's action for the seat whose `view` this is (it must be that seat's turn)."""
     legal = view["legal_actions"]
@@ -52,10 +53,10 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
     if len(legal) == 1:
         return dict(legal[0])
     if level == "solver":
-        return bot_solver.solver_action(view, rng)
+        return solver.solver_action(view, rng)
     know = Knowledge(view)
     if level == "pro":
-        return bot_pro.choose(know, rng)
+        return pro.choose(know, rng)
     spec = LEVELS.get(level, LEVELS["medium"])
     if rng.random() < spec["mistakes"]:
         return dict(rng.choice(legal))
@@ -124,6 +125,3 @@ def feeds(know: Knowledge, card: int) -> int:
     if card == JOKER_INDEX:
         return len(held) + 1
     return sum(1 for c in held if bh.neighbours(card, know.size) & (1 << (2 * c)))
-
-
-register("zhol", "random", "easy", "medium", "hard", "pro", "solver")(choose_action)
