@@ -35,7 +35,8 @@ from engines.zoliky.bots.hand import (
     table_takes,
     without,
 )
-from engines.zoliky.bots.knowledge import Knowledge, sample_hidden
+from engines.zoliky.bots.infer import sample_opponent
+from engines.zoliky.bots.knowledge import Knowledge
 from engines.zoliky.bots.policy import (
     HARD,
     Style,
@@ -58,7 +59,7 @@ PRO: dict[str, Any] = {
     "margin": PRO_MARGIN,
     "time_limit": PRO_TIME_LIMIT,
 }
-PRO_STYLE: Style = HARD
+PRO_STYLE: Style = replace(HARD, closing=True)
 # Going out is worth this many deadwood cards in the scores: it wins the round.
 GOING_OUT = 8.0
 
@@ -90,13 +91,20 @@ def _take_closes(know: Knowledge, take: Action) -> bool:
 
 def _search_discard(know: Knowledge, base: Action, rng: random.Random, budget: dict[str, Any]) -> Action:
     slots = slots_of(know.melds)
-    scored = sorted(discard_scores(know, slots, PRO_STYLE), key=lambda item: (item[1], item[0]))
+    scored = discard_scores(know, slots, PRO_STYLE)
+    opponents = _sample_opponents(know, slots, rng, budget["samples"])
+    # A discard that lets the opponent go out loses the round: every sensible discard is
+    # checked for it, not only the heuristic's best.
+    risk = going_out_risk(know, [c for c, _ in scored], opponents, slots)
+    scored = sorted(
+        ((c, score + PRO_STYLE.safety * GOING_OUT * risk[c]) for c, score in scored),
+        key=lambda item: (item[1], item[0]),
+    )
     best = scored[0][1]
     cards = [c for c, score in scored if score <= best + budget["margin"]][: budget["candidates"]]
     if len(cards) < 2:
-        return base
+        return {"type": "discard", "card": cards[0]}
     deadline = time.perf_counter() + budget["time_limit"] if budget["time_limit"] else None
-    opponents = _sample_opponents(know, slots, rng, budget["samples"])
     values: list[tuple[float, int]] = []
     for rank, card in enumerate(cards):
         if deadline is not None and values and time.perf_counter() > deadline:
@@ -152,7 +160,8 @@ def _best_answer(know: Knowledge, hand: list[str], slots: list[Slot]) -> float:
         # The chance to go out is dear: only for the two answers it could most likely lift.
         for score, _, rest, after in scored[:2]:
             if after.deadwood <= 2:
-                best = min(best, score - PRO_STYLE.close * close_chance(know, rest, after, slots))
+                chance = close_chance(know, rest, after, slots, PRO_STYLE.closing)
+                best = min(best, score - PRO_STYLE.close * chance)
     return best
 
 
@@ -165,9 +174,27 @@ def _sample_opponents(
     """Opponent hands dealt from the unseen cards (`samples`, default PRO's), each with its analysis."""
     out = []
     for _ in range(PRO["samples"] if samples is None else samples):
-        hand, _stock = sample_hidden(know, rng)
+        hand = sample_opponent(know, slots, rng)
         out.append((hand, analyse(hand, slots)))
     return out
+
+
+def going_out_risk(
+    know: Knowledge, cards: list[str], opponents: list[tuple[list[str], Analysis]], slots: list[Slot]
+) -> dict[str, float]:
+    """For each card, the share of the sampled opponent hands that could take it and go out."""
+    risk = dict.fromkeys(cards, 0.0)
+    if not know.opp_may_take_next or not opponents:
+        return risk
+    for hand, found in opponents:
+        if found.deadwood > 2:
+            continue
+        for card in risk:
+            if card != JOKER and find_close(
+                [*hand, card], slots, know.opp_opened, must_use=card, swaps=False
+            ):
+                risk[card] += 1
+    return {card: n / len(opponents) for card, n in risk.items()}
 
 
 def _opponent_use(
