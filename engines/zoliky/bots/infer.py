@@ -29,7 +29,7 @@ from engines.zoliky.bots.hand import Slot, neighbours, opening_melds, split_hand
 from engines.zoliky.bots.knowledge import Knowledge
 from engines.zoliky.rules import FIRST_MELDING_TURN
 
-MAX_EXTRA = 6  # at most this many drawn-and-thrown cards are imagined behind the hand
+MAX_EXTRA = 2  # at most this many drawn-and-thrown cards are imagined behind the hand
 REDEALS = 4  # a hand that contradicts what the opponent did is dealt again up to this often
 
 
