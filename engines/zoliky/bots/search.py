@@ -5,10 +5,12 @@ stock against the discard it would take. The pro then looks one draw further tha
 
 - **Its own next draw**, exactly: for every card it cannot see (weighted by copies unseen) it
   plays its best answer (go out if it can, else the discard that leaves the best-scored hand),
-  and averages. The heuristic only estimates this from the shapes in the hand.
+  and averages. The heuristic only estimates this from the shapes in the hand. A hand that goes
+  out with the closing card counts as going out next turn (`PRO_STYLE.closing`).
 - **The opponent's use of the discard**, by sampling: opponent hands are dealt from the unseen
-  cards (`knowledge.sample_hidden`), and in each the pro checks whether the opponent could
-  take the discard to go out, to open or to shrink their hand.
+  cards and shaped by the opponent's play (`infer.sample_opponent`); every sensible discard is
+  charged for the share of them that could take it and go out (`going_out_risk`), and the
+  candidates for what else the opponent would gain (to open, or to shrink their hand).
 
 Its search is bounded by `PRO` (samples, candidates, a time limit); when the heuristic sees a
 single sensible choice the pro takes it without searching.
