@@ -316,9 +316,26 @@ def test_pro_decisions_are_legal_and_follow_the_heuristic_when_it_sees_one_choic
         action = choose_action(view, "pro", random.Random(2))
         GAME.apply(copy.deepcopy(state), seat, action)
         if view["turn"]["phase"] != "draw" and len(view["legal_actions"]) > 1:
-            heuristic = decide(read_view(view), HARD)
-            if heuristic["type"] != "discard":
+            know = read_view(view)
+            heuristic = decide(know, HARD)
+            if bot_search._opens_without_closing(know, heuristic):
+                # The pro does not open before it can go out: it discards instead.
+                assert action["type"] == "discard"
+            elif heuristic["type"] != "discard":
                 assert action == heuristic
+
+
+def test_pro_waits_to_open_until_it_can_go_out():
+    # The cutter's hand opens with 9H TH JH + KS KD KC but cannot go out: hard opens, pro waits.
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    draw(state, 0)
+    view = GAME.view(state, 0)
+    assert decide(read_view(view), HARD)["type"] == "meld"
+    action = choose_action(view, "pro", random.Random(1))
+    assert action["type"] == "discard"
+    GAME.apply(state, 0, action)
+    assert not state["opened"][0] and not state["melds"]
 
 
 def test_pro_spares_the_discard_an_opened_opponent_would_lay_off():
@@ -434,3 +451,16 @@ def test_the_pro_counts_the_closing_card_as_a_sure_out():
     assert close_chance(know, hand, found, [], closing=True) == 1.0
     assert close_chance(know, hand, found, [], closing=False) < 0.2
     assert close_chance(replace(know, closing="9C"), hand, found, [], closing=True) < 0.2
+
+
+def test_pro_opens_when_it_goes_out_in_the_same_turn():
+    # With 7H drawn every card but one melds (5D comes off the diamond run): the pro goes out.
+    state = new(draws=("7H",))
+    to_turn_7(state)
+    draw(state, 0)
+    for _ in range(3):
+        action = choose_action(GAME.view(state, 0), "pro", random.Random(1))
+        GAME.apply(state, 0, action)
+        if action["type"] == "discard":
+            break
+    assert state["round_result"]["winner"] == 0

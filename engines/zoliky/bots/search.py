@@ -7,6 +7,8 @@ stock against the discard it would take. The pro then looks one draw further tha
   plays its best answer (go out if it can, else the discard that leaves the best-scored hand),
   and averages. The heuristic only estimates this from the shapes in the hand. A hand that goes
   out with the closing card counts as going out next turn (`PRO_STYLE.closing`).
+- **No opening before going out**: where the heuristic would open with melds and keep playing,
+  the pro discards instead and waits to put everything down in the turn it goes out.
 - **The opponent's use of the discard**, by sampling: opponent hands are dealt from the unseen
   cards and shaped by the opponent's play (`infer.sample_opponent`); every sensible discard is
   charged for the share of them that could take it and go out (`going_out_risk`), and the
@@ -42,6 +44,7 @@ from engines.zoliky.bots.knowledge import Knowledge
 from engines.zoliky.bots.policy import (
     HARD,
     Style,
+    choose_discard,
     close_chance,
     decide,
     discard_scores,
@@ -77,9 +80,20 @@ def search_action(
         if base["type"] == "take_discard" and not _take_closes(know, base):
             return _draw_or_take(know, base)
         return base
+    if _opens_without_closing(know, base):
+        # Going out in one go: melds put down early give an opened opponent cards to lay off
+        # and jokers to swap, and the pro can still lay off on the opponent's melds as it closes.
+        base = {"type": "discard", "card": choose_discard(know, slots_of(know.melds), PRO_STYLE)}
     if base["type"] == "discard" and not all(c == JOKER for c in without(know.hand, [base["card"]])):
         return _search_discard(know, base, rng, PRO if budget is None else budget)
     return base
+
+
+def _opens_without_closing(know: Knowledge, action: Action) -> bool:
+    """Whether `action` is an opening meld that does not go out this turn."""
+    if action["type"] != "meld" or know.opened:
+        return False
+    return find_close(know.hand, slots_of(know.melds), know.opened) is None
 
 
 def _take_closes(know: Knowledge, take: Action) -> bool:
