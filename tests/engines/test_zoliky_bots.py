@@ -5,20 +5,21 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from engines.cards import JOKER
 from engines.zoliky import GAME
-from engines.zoliky.bots import LEVELS, choose, choose_action, mistake_rate
+from engines.zoliky.bots import LEVELS, choose, choose_action, infer, mistake_rate
 from engines.zoliky.bots import search as bot_search
 from engines.zoliky.bots.close import find_close
 from engines.zoliky.bots.hand import analyse, slots_of
 from engines.zoliky.bots.knowledge import read_view, sample_hidden
-from engines.zoliky.bots.policy import HARD, choose_discard, decide
+from engines.zoliky.bots.policy import HARD, choose_discard, close_chance, decide
 from engines.zoliky.rules import lay_off_reading
 from tests.engines.harness import play_random
-from tests.engines.test_zoliky import act, draw, new, to_turn_7
+from tests.engines.test_zoliky import OTHER, act, draw, new, to_turn_7
 
 ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
 
@@ -315,9 +316,26 @@ def test_pro_decisions_are_legal_and_follow_the_heuristic_when_it_sees_one_choic
         action = choose_action(view, "pro", random.Random(2))
         GAME.apply(copy.deepcopy(state), seat, action)
         if view["turn"]["phase"] != "draw" and len(view["legal_actions"]) > 1:
-            heuristic = decide(read_view(view), HARD)
-            if heuristic["type"] != "discard":
+            know = read_view(view)
+            heuristic = decide(know, HARD)
+            if bot_search._opens_without_closing(know, heuristic):
+                # The pro does not open before it can go out: it discards instead.
+                assert action["type"] == "discard"
+            elif heuristic["type"] != "discard":
                 assert action == heuristic
+
+
+def test_pro_waits_to_open_until_it_can_go_out():
+    # The cutter's hand opens with 9H TH JH + KS KD KC but cannot go out: hard opens, pro waits.
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    draw(state, 0)
+    view = GAME.view(state, 0)
+    assert decide(read_view(view), HARD)["type"] == "meld"
+    action = choose_action(view, "pro", random.Random(1))
+    assert action["type"] == "discard"
+    GAME.apply(state, 0, action)
+    assert not state["opened"][0] and not state["melds"]
 
 
 def test_pro_spares_the_discard_an_opened_opponent_would_lay_off():
@@ -368,3 +386,81 @@ def test_bots_never_plan_a_lay_off_in_a_table_jokers_place():
     assert found.lay_offs == [("m1", "8D")] and "6D" in found.loose
     # With 6D 8D TD the only way out would lay 6D in the joker's place: no close is planned.
     assert find_close(["6D", "8D", "TD"], [slot], opened=True) is None
+
+
+# --- the pro's picture of the opponent (bots/infer.py) ----------------------------------------------
+
+
+def test_the_imagined_opponent_hand_holds_only_cards_the_seat_cannot_see():
+    for k, (state, seat) in enumerate(STATES):
+        know = read_view(GAME.view(state, seat))
+        hand = infer.sample_opponent(know, slots_of(know.melds), random.Random(k))
+        assert len(hand) == len(state["hands"][1 - seat]) == know.opp_cards
+        # Never a card in the seat's hand, on the table, in the pile, or known at the stock's bottom.
+        assert Counter(hand) <= know.unseen
+
+
+def test_the_imagined_hand_keeps_what_a_player_would_have_kept():
+    cards = ["5H", "6H", "7H", "KS", "KD", "KC", JOKER, "2C", "9D", "4S", "4D", "QS", "8C", "TD"]
+    kept = infer.keep_best(cards, 10, random.Random(1))
+    assert Counter(kept) <= Counter(cards) and len(kept) == 10
+    assert {"5H", "6H", "7H", "KS", "KD", "KC", JOKER} <= set(kept)
+    # Of the loose cards, the pair 4S 4D is kept before the cards with no partner.
+    assert {"4S", "4D"} <= set(kept)
+
+
+def test_an_imagined_hand_that_contradicts_the_opponents_play_is_dealt_again():
+    state = new()
+    to_turn_7(state)
+    know = replace(read_view(GAME.view(state, 0)), turn_number=9, my_discards=["8H"])
+    # Unopened after a turn on which it could have opened: it holds no opening.
+    assert infer.opponent_could_open(know)
+    opening = ["9H", "TH", "JH", "KS", "KD", "KC", "2D", "3D", "4D", "7C", "7S", "QC"]
+    assert infer.contradicts(know, opening, [])
+    assert not infer.contradicts(know, list(OTHER), [])
+    # It let 8H lie: it could not go out with it.
+    opened = replace(know, opp_opened=True, opp_cards=3)
+    assert infer.passed_card(opened) == "8H"
+    assert infer.contradicts(opened, ["6H", "7H", "KC"], [])
+    assert not infer.contradicts(opened, ["6S", "7H", "KC"], [])
+    # Before turn 8 the opponent never had the chance.
+    early = replace(know, turn_number=7)
+    assert infer.passed_card(early) is None and not infer.opponent_could_open(early)
+
+
+def test_the_pro_counts_who_could_go_out_with_each_discard():
+    state = new(draws=("6S",))
+    to_turn_7(state)
+    know = replace(read_view(GAME.view(state, 0)), opp_opened=True, opp_cards=1)
+    know.melds = [
+        {"id": "m1", "owner": 1, "kind": "run", "cards": ["4S", "5S", "6S"], "stands_for": ["4S", "5S", "6S"]}
+    ]
+    slots = slots_of(know.melds)
+    opponents = bot_search._sample_opponents(know, slots, random.Random(4))
+    # One card in hand: any card that lays off on 4S-5S-6S lets the opponent go out.
+    risk = bot_search.going_out_risk(know, ["7S", "QC"], opponents, slots)
+    assert risk == {"7S": 1.0, "QC": 0.0}
+
+
+def test_the_pro_counts_the_closing_card_as_a_sure_out():
+    state = new()
+    to_turn_7(state)
+    know = replace(read_view(GAME.view(state, 0)), opened=True, closing="8H")
+    hand = ["6H", "7H", "KC", "KD", "KS", "KH"]
+    found = analyse(hand, [])
+    assert close_chance(know, hand, found, [], closing=True) == 1.0
+    assert close_chance(know, hand, found, [], closing=False) < 0.2
+    assert close_chance(replace(know, closing="9C"), hand, found, [], closing=True) < 0.2
+
+
+def test_pro_opens_when_it_goes_out_in_the_same_turn():
+    # With 7H drawn every card but one melds (5D comes off the diamond run): the pro goes out.
+    state = new(draws=("7H",))
+    to_turn_7(state)
+    draw(state, 0)
+    for _ in range(3):
+        action = choose_action(GAME.view(state, 0), "pro", random.Random(1))
+        GAME.apply(state, 0, action)
+        if action["type"] == "discard":
+            break
+    assert state["round_result"]["winner"] == 0

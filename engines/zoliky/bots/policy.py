@@ -53,6 +53,8 @@ class Style:
     open_points: float = 1 / 12  # … per point missing to the 42
     open_pure: float = 0.8  # … for a missing pure run
     close: float = 4.0  # weight of the chance to go out with the next stock card
+    # Count the closing card as a sure out: it waits face up for whoever can close with it.
+    closing: bool = False
 
 
 HARD = Style()
@@ -244,9 +246,11 @@ def discard_scores(know: Knowledge, slots: list[Slot], style: Style) -> list[tup
         # The chance to go out next turn is dear to compute: only for the discards it could lift
         # to the top (it is worth at most `style.close` times a chance well below one half).
         best = min(score for _, score in out)
+        reach = style.close if style.closing else style.close / 2
         for i, ((card, score), (rest, after)) in enumerate(zip(out, chances, strict=True)):
-            if after.deadwood <= 2 and score <= best + style.close / 2:
-                out[i] = (card, score - style.close * close_chance(know, rest, after, slots))
+            if after.deadwood <= 2 and score <= best + reach:
+                chance = close_chance(know, rest, after, slots, style.closing)
+                out[i] = (card, score - style.close * chance)
     return out
 
 
@@ -286,16 +290,23 @@ def hand_score(
     score -= style.outs * expected_gain(know, hand, found, slots)
     score -= style.spread * spread(know, found)
     if close and style.close and found.deadwood <= 2 and know.turn_number + 2 >= FIRST_MELDING_TURN:
-        score -= style.close * close_chance(know, hand, found, slots)
+        score -= style.close * close_chance(know, hand, found, slots, style.closing)
     return score
 
 
-def close_chance(know: Knowledge, hand: list[str], found: Analysis, slots: list[Slot]) -> float:
-    """The chance that the next stock card lets this hand go out (exact over the unseen cards).
+def close_chance(
+    know: Knowledge, hand: list[str], found: Analysis, slots: list[Slot], closing: bool = False
+) -> float:
+    """The chance that the next stock card lets this hand go out (exact over the unseen cards);
+    with `closing`, 1 when the closing card lets it go out (it stays until someone closes).
 
     Deadwood alone misleads here: two kings left need a lay-off each, as melding them with a
     third king would leave no card to discard.
     """
+    if closing and know.closing is not None and found.deadwood <= 2:
+        plan = find_close([*hand, know.closing], slots, know.opened, must_use=know.closing, swaps=False)
+        if plan is not None:
+            return 1.0
     total = know.unseen_total
     if total <= 0:
         return 0.0

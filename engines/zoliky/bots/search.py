@@ -5,10 +5,14 @@ stock against the discard it would take. The pro then looks one draw further tha
 
 - **Its own next draw**, exactly: for every card it cannot see (weighted by copies unseen) it
   plays its best answer (go out if it can, else the discard that leaves the best-scored hand),
-  and averages. The heuristic only estimates this from the shapes in the hand.
+  and averages. The heuristic only estimates this from the shapes in the hand. A hand that goes
+  out with the closing card counts as going out next turn (`PRO_STYLE.closing`).
+- **No opening before going out**: where the heuristic would open with melds and keep playing,
+  the pro discards instead and waits to put everything down in the turn it goes out.
 - **The opponent's use of the discard**, by sampling: opponent hands are dealt from the unseen
-  cards (`knowledge.sample_hidden`), and in each the pro checks whether the opponent could
-  take the discard to go out, to open or to shrink their hand.
+  cards and shaped by the opponent's play (`infer.sample_opponent`); every sensible discard is
+  charged for the share of them that could take it and go out (`going_out_risk`), and the
+  candidates for what else the opponent would gain (to open, or to shrink their hand).
 
 Its search is bounded by `PRO` (samples, candidates, a time limit); when the heuristic sees a
 single sensible choice the pro takes it without searching.
@@ -35,10 +39,12 @@ from engines.zoliky.bots.hand import (
     table_takes,
     without,
 )
-from engines.zoliky.bots.knowledge import Knowledge, sample_hidden
+from engines.zoliky.bots.infer import sample_opponent
+from engines.zoliky.bots.knowledge import Knowledge
 from engines.zoliky.bots.policy import (
     HARD,
     Style,
+    choose_discard,
     close_chance,
     decide,
     discard_scores,
@@ -58,7 +64,7 @@ PRO: dict[str, Any] = {
     "margin": PRO_MARGIN,
     "time_limit": PRO_TIME_LIMIT,
 }
-PRO_STYLE: Style = HARD
+PRO_STYLE: Style = replace(HARD, closing=True)
 # Going out is worth this many deadwood cards in the scores: it wins the round.
 GOING_OUT = 8.0
 
@@ -74,9 +80,20 @@ def search_action(
         if base["type"] == "take_discard" and not _take_closes(know, base):
             return _draw_or_take(know, base)
         return base
+    if _opens_without_closing(know, base):
+        # Going out in one go: melds put down early give an opened opponent cards to lay off
+        # and jokers to swap, and the pro can still lay off on the opponent's melds as it closes.
+        base = {"type": "discard", "card": choose_discard(know, slots_of(know.melds), PRO_STYLE)}
     if base["type"] == "discard" and not all(c == JOKER for c in without(know.hand, [base["card"]])):
         return _search_discard(know, base, rng, PRO if budget is None else budget)
     return base
+
+
+def _opens_without_closing(know: Knowledge, action: Action) -> bool:
+    """Whether `action` is an opening meld that does not go out this turn."""
+    if action["type"] != "meld" or know.opened:
+        return False
+    return find_close(know.hand, slots_of(know.melds), know.opened) is None
 
 
 def _take_closes(know: Knowledge, take: Action) -> bool:
@@ -90,13 +107,20 @@ def _take_closes(know: Knowledge, take: Action) -> bool:
 
 def _search_discard(know: Knowledge, base: Action, rng: random.Random, budget: dict[str, Any]) -> Action:
     slots = slots_of(know.melds)
-    scored = sorted(discard_scores(know, slots, PRO_STYLE), key=lambda item: (item[1], item[0]))
+    scored = discard_scores(know, slots, PRO_STYLE)
+    opponents = _sample_opponents(know, slots, rng, budget["samples"])
+    # A discard that lets the opponent go out loses the round: every sensible discard is
+    # checked for it, not only the heuristic's best.
+    risk = going_out_risk(know, [c for c, _ in scored], opponents, slots)
+    scored = sorted(
+        ((c, score + PRO_STYLE.safety * GOING_OUT * risk[c]) for c, score in scored),
+        key=lambda item: (item[1], item[0]),
+    )
     best = scored[0][1]
     cards = [c for c, score in scored if score <= best + budget["margin"]][: budget["candidates"]]
     if len(cards) < 2:
-        return base
+        return {"type": "discard", "card": cards[0]}
     deadline = time.perf_counter() + budget["time_limit"] if budget["time_limit"] else None
-    opponents = _sample_opponents(know, slots, rng, budget["samples"])
     values: list[tuple[float, int]] = []
     for rank, card in enumerate(cards):
         if deadline is not None and values and time.perf_counter() > deadline:
@@ -152,7 +176,8 @@ def _best_answer(know: Knowledge, hand: list[str], slots: list[Slot]) -> float:
         # The chance to go out is dear: only for the two answers it could most likely lift.
         for score, _, rest, after in scored[:2]:
             if after.deadwood <= 2:
-                best = min(best, score - PRO_STYLE.close * close_chance(know, rest, after, slots))
+                chance = close_chance(know, rest, after, slots, PRO_STYLE.closing)
+                best = min(best, score - PRO_STYLE.close * chance)
     return best
 
 
@@ -165,9 +190,27 @@ def _sample_opponents(
     """Opponent hands dealt from the unseen cards (`samples`, default PRO's), each with its analysis."""
     out = []
     for _ in range(PRO["samples"] if samples is None else samples):
-        hand, _stock = sample_hidden(know, rng)
+        hand = sample_opponent(know, slots, rng)
         out.append((hand, analyse(hand, slots)))
     return out
+
+
+def going_out_risk(
+    know: Knowledge, cards: list[str], opponents: list[tuple[list[str], Analysis]], slots: list[Slot]
+) -> dict[str, float]:
+    """For each card, the share of the sampled opponent hands that could take it and go out."""
+    risk = dict.fromkeys(cards, 0.0)
+    if not know.opp_may_take_next or not opponents:
+        return risk
+    for hand, found in opponents:
+        if found.deadwood > 2:
+            continue
+        for card in risk:
+            if card != JOKER and find_close(
+                [*hand, card], slots, know.opp_opened, must_use=card, swaps=False
+            ):
+                risk[card] += 1
+    return {card: n / len(opponents) for card, n in risk.items()}
 
 
 def _opponent_use(
