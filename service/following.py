@@ -3,7 +3,7 @@ service/waiters.py) and the published history (docs/api.md)."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 from engines.base import Game, Step, View, redact_event
 from service import errors, hints
@@ -12,28 +12,16 @@ from service.store import Loaded, channel
 from service.waiters import Waiter
 
 
-class MatchView(TypedDict):
+class MatchView(View):
     """A seat's view of a match as the API answers it (docs/api.md, "Views"): the engine's view
     (engines.base.View) inside the match's own fields."""
 
     id: str
     game: str
     options: dict[str, Any]
-    status: str
     version: int
-    round: int
     you: int | None
     host: int | None
-    turn: dict[str, Any]
-    players: list[dict[str, Any]]
-    hand: list[str] | None
-    stock: int
-    discard: dict[str, Any] | None
-    table: dict[str, Any]
-    scores: dict[str, int]
-    legal_actions: list[dict[str, Any]]
-    round_result: dict[str, Any] | None
-    winners: list[int] | None
     deal_commitment: str | None
     seeded_by_client: bool
 
@@ -47,7 +35,7 @@ class FollowingMixin(MatchCore):
         step = step or facts(record)
         status = match_status(record, step)
         game_view = _game_view(record, seat)
-        turn = dict(game_view["turn"])
+        turn = game_view["turn"].copy()
         clock = record.get("clock")
         if clock and status == "active" and clock["seat"] == turn.get("seat"):
             turn["deadline"] = clock["deadline"]
