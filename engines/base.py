@@ -70,6 +70,7 @@ class Step(NamedTuple):
 
 
 NO_SEATS: frozenset[int] = frozenset()
+_new_step = tuple.__new__
 
 
 def json_copy(value: Any) -> Any:
@@ -324,7 +325,8 @@ class Game:
             resigned = NO_SEATS  # the usual case, without building a set a move
         else:
             resigned = frozenset(self.resigned_seats(state))
-        return Step(events, state["status"], self.to_move(state), resigned, result)
+        # tuple.__new__ directly: the named tuple's own __new__ is one more Python call a move.
+        return _new_step(Step, (events, state["status"], self.to_move(state), resigned, result))
 
     def start_next_round(self, state: State) -> Step:
         """Deal the next round or hand after `round_over`."""
