@@ -68,8 +68,7 @@ def _healing(svc, counters: dict[str, float]) -> list[str]:
         k[len(prefix) : -len("_count")] for k in counters if k.startswith(prefix) and k.endswith("_count")
     )
     for level in levels:
-        name = f"bot_decision_seconds.{level}"
-        lines += _histogram(counters, name, BOT_DECISION_BUCKETS, f'level="{level}"')
+        lines += _histogram(counters, prefix + level, BOT_DECISION_BUCKETS, f'level="{level}"')
     return lines
 
 
