@@ -257,20 +257,20 @@ class Game:
         """ "active", "round_over" or "finished"."""
         return state["status"]
 
+    # The state key holding the seat to move while the match is active.
+    turn_key: ClassVar[str] = "turn"
+
     def to_move(self, state: State) -> int | None:
         """The seat whose decision the match waits for, or None."""
-        raise NotImplementedError
+        return state[self.turn_key] if state["status"] == "active" else None
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         raise NotImplementedError
 
     def resigned_seats(self, state: State) -> set[int]:
-        """Seats that have resigned. Engines that keep `state["resigned"]` as one boolean per
-        seat get this for free; the fallback asks the public view."""
-        flags = state.get("resigned")
-        if isinstance(flags, list):
-            return {i for i, flag in enumerate(flags) if flag}
-        return {p["seat"] for p in self.view(state, None)["players"] if p.get("resigned")}
+        """Seats that have resigned (`state["resigned"]`, one boolean a seat, kept by `new_match`
+        and each game's resign)."""
+        return {i for i, flag in enumerate(state["resigned"]) if flag}
 
     # --- moves: the template every game fills in --------------------------------------
     # Actions a seat may take out of turn, and the statuses in which each is accepted.
@@ -294,14 +294,28 @@ class Game:
         """
         action = self.parse_action(state, action)
         kind = action["type"]
-        statuses = self.anytime.get(kind)
-        if state["status"] not in (statuses or ("active",)):
-            raise MatchNotActive("the match is not in play right now")
+        if kind not in self.anytime:
+            if state["status"] != "active":
+                raise MatchNotActive("the match is not in play right now")
+            # One comparison for the usual move: the seat to move is always one of the match's.
+            if seat != state[self.turn_key] or type(seat) is not int:
+                self._check_seat(state, seat)
+                raise NotYourTurn("it is not your turn")
+        else:
+            if state["status"] not in self.anytime[kind]:
+                raise MatchNotActive("the match is not in play right now")
+            self._check_seat(state, seat)
+        events = self._apply(state, seat, action)
+        if state["status"] == "active" and True not in state["resigned"]:
+            # The usual move (no round over, nobody resigned) without the calls of `step`: this
+            # is every playout's and every request's hot path (bench/engine.py).
+            return _new_step(Step, (events, "active", state[self.turn_key], NO_SEATS, None))
+        return self.step(state, events)
+
+    @staticmethod
+    def _check_seat(state: State, seat: Any) -> None:
         if type(seat) is not int or not 0 <= seat < len(state["hands"]):
             raise NotYourTurn(f"seat {seat!r} does not play in this match")
-        if statuses is None and seat != self.to_move(state):
-            raise NotYourTurn("it is not your turn")
-        return self.step(state, self._apply(state, seat, action))
 
     def parse_action(self, state: State, action: Any) -> Action:
         """`action` checked against the game's action shapes and returned normalised;
@@ -316,17 +330,18 @@ class Game:
 
     def step(self, state: State, events: list[Event]) -> Step:
         """The `Step` for `events` just applied to `state`."""
+        status = state["status"]
         result = None
-        for event in events:
-            if event["type"] == "round_over":
-                result = event.get("result")
-        flags = state.get("resigned")
-        if type(flags) is list and True not in flags:
+        if status != "active":  # only a change that ends a round or the match has a result
+            for event in events:
+                if event["type"] == "round_over":
+                    result = event.get("result")
+        if True not in state["resigned"]:
             resigned = NO_SEATS  # the usual case, without building a set a move
         else:
             resigned = frozenset(self.resigned_seats(state))
         # tuple.__new__ directly: the named tuple's own __new__ is one more Python call a move.
-        return _new_step(Step, (events, state["status"], self.to_move(state), resigned, result))
+        return _new_step(Step, (events, status, self.to_move(state), resigned, result))
 
     def start_next_round(self, state: State) -> Step:
         """Deal the next round or hand after `round_over`."""

@@ -125,9 +125,6 @@ class SpadesGame(Game):
         played = [c for trick in state["tricks"] for c in trick["cards"]]
         return [*(c for hand in state["hands"] for c in hand), *played, *state["trick"]]
 
-    def to_move(self, state: State) -> int | None:
-        return state["turn"] if state["status"] == "active" else None
-
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state["status"] != "active" or seat != state["turn"]:
             return []
@@ -179,8 +176,10 @@ class SpadesGame(Game):
         if state["phase"] != "play":
             raise IllegalAction("every player bids before the first card is played")
         hand = state["hands"][seat]
-        if card not in hand:
-            raise IllegalAction(f"you do not hold {card}")
+        try:
+            at = hand.index(card)  # one scan of the hand for the check and the removal
+        except ValueError:
+            raise IllegalAction(f"you do not hold {card}") from None
         trick = state["trick"]
         suit = card[1]
         if trick:
@@ -196,7 +195,7 @@ class SpadesGame(Game):
                         "spades are not broken: you may lead a spade only once one has been played"
                         " or when you hold nothing but spades"
                     )
-        hand.remove(card)
+        del hand[at]
         trick.append(card)
         if suit == "S":
             state["spades_broken"] = True

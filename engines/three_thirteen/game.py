@@ -152,9 +152,6 @@ class ThreeThirteenGame(Game):
         held = [c for hand in state["hands"] for c in hand]
         return [*held, *state["stock"], *state["discard"], *table, *dumped]
 
-    def to_move(self, state: State) -> int | None:
-        return state["turn"] if state["status"] == "active" else None
-
     # --- helpers -------------------------------------------------------------
     @staticmethod
     def _size(state: State) -> int:

@@ -151,9 +151,6 @@ class ZholGame(Game):
     def all_cards(self, state: State) -> list[str]:
         return [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["discard"]]
 
-    def to_move(self, state: State) -> int | None:
-        return state["turn"] if state["status"] == "active" else None
-
     # --- views: the envelope is engines/base.py's, the parts engines/zhol/view.py's ---------
     player_view = staticmethod(view.player)
     table_view = staticmethod(view.table)

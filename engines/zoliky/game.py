@@ -194,8 +194,7 @@ class ZolikyGame(Game):
         held = [c for hand in state["hands"] for c in hand]
         return [*held, *state["stock"], *state["discard"], *table, *closing]
 
-    def to_move(self, state: State) -> int | None:
-        return state["turn_seat"] if state["status"] == "active" else None
+    turn_key = "turn_seat"
 
     # --- legal actions -----------------------------------------------------------------
 
