@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import inspect
 import logging
 import time
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any
 
 import redis
 from flask import Flask, Response, jsonify, request, send_from_directory
@@ -72,6 +76,23 @@ def status_of(e: Exception) -> int:
 
 
 class CardtableFlask(Flask):
+    # Flask asks inspect.iscoroutinefunction of the view and of every request hook on every
+    # request (seven times a move); the answer for a function never changes, so it is kept.
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._is_async: dict[Callable[..., Any], bool] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        # Keyed by the plain function: a MethodView's handler comes as a new bound method on
+        # every request. Anything else (a partial, a callable object) gets Flask's own check.
+        code_of = getattr(func, "__func__", func)
+        if not isinstance(code_of, FunctionType):
+            return super().ensure_sync(func)
+        is_async = self._is_async.get(code_of)
+        if is_async is None:
+            is_async = self._is_async[code_of] = inspect.iscoroutinefunction(code_of)
+        return self.async_to_sync(func) if is_async else func
+
     def make_default_options_response(self) -> Response:
         """OPTIONS answers in JSON like everything else: the methods the URL takes, also in
         the Allow header (Flask's default is an empty text/html body)."""
