@@ -20,7 +20,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from service import codec
-from service.cluster import Group, Router
+from service.cluster import Group, Router, pack_commands
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE, RESCHEDULE
 from service.waiters import ClusterHub, Hub
 
@@ -218,7 +218,7 @@ class Store:
     @staticmethod
     def _send(conn, commands: list[tuple], retry: bool) -> list[Any]:
         try:
-            conn.send_packed_command(conn.pack_commands(commands))
+            conn.send_packed_command(pack_commands(commands))
             return [conn.read_response() for _ in commands]
         except (redis.ConnectionError, redis.TimeoutError):
             conn.disconnect()
