@@ -20,7 +20,7 @@ from service import errors
 from service.cluster import state_client
 from service.config import Config
 from service.errors import ApiError
-from service.extensions import Api, error_response
+from service.extensions import Api, current_request, error_response
 from service.matches import MatchService
 from service.store import RateCheck, RateLimited, Store, connect
 from workers.queue import JobQueue, make_queue
@@ -222,11 +222,13 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
 
     @app.before_request
     def _rate_limit():
-        if request.path in UNLIMITED_PATHS:
+        req = current_request()
+        if req.environ.get("PATH_INFO") in UNLIMITED_PATHS:
             return
-        address = request.remote_addr or "-"
-        window, endpoint = int(time.time()), request.endpoint or "unknown"
-        if request.view_args and "match_id" in request.view_args:
+        address = req.remote_addr or "-"
+        window, endpoint = int(time.time()), req.endpoint or "unknown"
+        view_args = req.view_args
+        if view_args and "match_id" in view_args:
             token = _bearer_or_none()
             digest = hashlib.sha256(token.encode()).hexdigest() if token else None
             svc.store.defer_rate(RateCheck(address, digest, window, endpoint, limit))
