@@ -13,7 +13,7 @@ import redis
 
 from service.app import create_app
 from service.config import Config
-from tests.api_helpers import Api, auth
+from tests.api_helpers import Api
 from tests.conftest import ROOT, worker_env
 
 # The API's tests, collected again in this module, so against this module's fixtures: the store
