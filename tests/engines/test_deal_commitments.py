@@ -136,3 +136,17 @@ def test_a_stacked_deck_is_committed_as_given():
     state, events = game.new_match(game.validate_options({"first_dealer": 0}, 4), 4, 1, list(deck), KEY_A)
     assert check_seal(events[0]) == deck
     assert rngmod.commitment(events[0]["sealed"]["salt"], deck) == game.deal_commitment(state)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 13, 52, 54, 104, 108])
+def test_the_shuffle_draws_exactly_as_pythons_random_shuffle(size):
+    """`rng.shuffle` is Random.shuffle written out: every seed and counter gives the same order
+    as CPython's shuffle of the same generator, so stored seeds deal the matches they dealt."""
+    for seed in range(200):
+        state = {"seed": seed, "counter": seed % 7}
+        ours = list(range(size))
+        rngmod.shuffle(state, ours)
+        theirs = list(range(size))
+        random.Random(f"cardtable:{seed}:{seed % 7}").shuffle(theirs)
+        assert ours == theirs, (seed, size)
+        assert state["counter"] == seed % 7 + 1
