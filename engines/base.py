@@ -257,7 +257,8 @@ class Game:
         """ "active", "round_over" or "finished"."""
         return state["status"]
 
-    # The state key holding the seat to move while the match is active.
+    # The state key holding the seat to move while the match is active. A game sets this rather
+    # than overriding `to_move`: `apply` reads the key directly for the usual move's Step.
     turn_key: ClassVar[str] = "turn"
 
     def to_move(self, state: State) -> int | None:

@@ -110,7 +110,12 @@ def playout(game: Game, seed: int, seats: int) -> int:
             action = game.bot_action(game.view(state, seat), "easy", rng)
         else:
             action = rng.choice(legal)
-        events = game.apply(state, seat, action).events
+        done = game.apply(state, seat, action)
+        # The Step the service reads instead of asking the engine must say what the engine says.
+        assert done.status == game.status(state), (game.id, done)
+        assert done.to_move == game.to_move(state), (game.id, done)
+        assert done.resigned == game.resigned_seats(state), (game.id, done)
+        events = done.events
     raise AssertionError(f"{game.id}: no end after {STEPS} steps (seed {seed})")
 
 

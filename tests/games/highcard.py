@@ -73,9 +73,6 @@ class HighCardGame(Game):
         # `played` holds the current trick's cards too
         return [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["played"]]
 
-    def to_move(self, state: State) -> int | None:
-        return state["turn"] if state["status"] == "active" else None
-
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state["status"] != "active" or seat != state["turn"]:
             return []
