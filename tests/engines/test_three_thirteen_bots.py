@@ -253,6 +253,25 @@ def test_mistakes_are_rarer_at_each_level(monkeypatch):
     assert differs["easy"] > differs["medium"] > differs["hard"]
 
 
+def test_hard_is_the_solver_with_mistakes():
+    # Hard decides as solver unless it overlooks (docs/bots.md), so solver is the rung above it;
+    # when it overlooks, it plays medium's mistakes.
+    assert tt_bot.MISTAKES["hard"] < tt_bot.MISTAKES["medium"]
+    compared = overlooked = 0
+    for k, state in enumerate(playout_states({}, 2, 33, rounds=4, every=0.5)):
+        view = GAME.view(state, GAME.to_move(state))
+        if len(view["legal_actions"]) < 2 or view["turn"]["phase"] == "lay_off":
+            continue
+        hard = GAME.bot_action(view, "hard", random.Random(k))
+        if random.Random(k).random() >= tt_bot.MISTAKES["hard"]:
+            assert hard == GAME.bot_action(view, "solver", random.Random(k))
+            compared += 1
+        else:
+            assert hard == GAME.bot_action(view, "medium", random.Random(k))
+            overlooked += 1
+    assert compared > 20 and overlooked > 0
+
+
 def test_judge_discard_values_are_exact_for_the_best_card():
     judge = Judge(GAME.view(start([["5H", "6H", "7H"], ["2C", "8D", "KC"]], "QC")[0], 0))
     rng = random.Random(4)

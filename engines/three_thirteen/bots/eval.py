@@ -110,15 +110,6 @@ class Judge:
             return 0
         return total - max(self.points(c) for c in leftover)
 
-    def partials(self, leftover: list[str] | tuple[str, ...]) -> int:
-        """How many unmatched cards have an unmatched partner (half-built melds)."""
-        naturals = [c for c in leftover if not self.is_wild(c)]
-        count = 0
-        for i, a in enumerate(naturals):
-            if any(self.connected(a, b) for j, b in enumerate(naturals) if j != i):
-                count += 1
-        return count
-
 
 def unseen_cards(view: dict[str, Any], exclude_taken: bool = True) -> list[str]:
     """The cards this seat cannot see (other hands and the stock), from public information only."""

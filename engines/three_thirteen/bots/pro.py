@@ -41,7 +41,7 @@ from engines.three_thirteen.bots.eval import (
 # time_limit: seconds after which no further candidate is searched (None: samples only).
 # depth: 2 also looks at a second draw. exact: the next draw averaged over every unseen card (else
 # over the samples); pairs: two-draw sequences sampled for depth 2 (else each sampled card paired
-# with the next one). Hard uses this function with one draw and a small budget (bots.HARD_BUDGET).
+# with the next one).
 PRO: dict[str, Any] = {
     "samples": 24,
     "candidates": 5,
