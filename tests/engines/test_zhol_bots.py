@@ -276,7 +276,7 @@ def test_no_bot_decision_depends_on_cards_its_seat_cannot_see(variant, seats, co
 def switched_pro(view: dict, seed: int) -> dict:
     know = Knowledge(view)
     features = {**bot_pro.FEATURES, "take_equal": True, "closer_race": True}
-    budget = {**bot_pro.PRO[know.variant], "exact": True}
+    budget = {**bot_pro.PRO[know.variant], "exact": True, "caution": 3}
     return bot_pro.choose(know, random.Random(seed), features, budget)
 
 

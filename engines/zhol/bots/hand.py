@@ -7,7 +7,8 @@ the winning size (the room left over is filled by extending a group or by a new 
 fill any gap, so they are always kept. For speed a partial group may miss at most `waste(size)`
 cards of its completion (a single card misses 2), or one more than the hand's jokers when it is
 close to winning: a hand that wins or needs one card is judged exactly, a hand further away
-sometimes one card too pessimistically.
+sometimes one card too pessimistically. `exact=True` lifts that shortcut in the large game too
+(about twice the time; the pro can switch it on, docs/bots.md).
 
 The naturals of a hand are packed into one int, 2 bits per card (two decks hold at most 2 copies
 of a card), and the search runs per *component* (cards that could share a partial group), with

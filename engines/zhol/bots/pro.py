@@ -314,6 +314,8 @@ class Search:
                 extra = 1.0 / self.typical[min(need, len(self.typical)) - 1]
                 mine = max(self.expected_draws(rest, need), fastest + extra)
             win, closer, saved = danger[card]
+            # the estimate of `win` comes from a few dozen sampled hands: `caution` > 1 weighs it more
+            win = min(1.0, self.budget.get("caution", 1) * win)
             if self.features["closer_race"]:
                 # a card that brings the next player closer shortens its race by the step saved
                 value = race(mine, max(1.0, theirs - saved)) * (1 - win)
