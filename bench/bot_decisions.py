@@ -7,13 +7,15 @@ Wall time includes whatever else the machine is running: note the load with the 
 bench/bot_latency.py measures the same in a real `cardtable worker` (buckets of /metrics).
 
     python bench/bot_decisions.py --game zoliky --levels pro,solver --at-once 8 --matches 4
+    python bench/bot_decisions.py --game zhol --options '{"variant": "large"}'
 
-Options per game are bench/bots.py's BENCH_OPTIONS.
+Options per game are bench/bots.py's BENCH_OPTIONS, updated by --options (JSON).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
@@ -39,10 +41,11 @@ def main() -> None:
     ap.add_argument("--at-once", type=int, default=8, help="matches sharing the worker")
     ap.add_argument("--matches", type=int, default=4, help="matches played in each slot, one after another")
     ap.add_argument("--seed", type=int, default=7000)
+    ap.add_argument("--options", default="{}", help="JSON game options over BENCH_OPTIONS")
     args = ap.parse_args()
     game = GAMES[args.game]
     levels = args.levels.split(",")
-    options = BENCH_OPTIONS.get(args.game, {})
+    options = {**BENCH_OPTIONS.get(args.game, {}), **json.loads(args.options)}
     wall: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
 
@@ -76,8 +79,8 @@ def main() -> None:
             cpu.setdefault(level, []).append(time.process_time() - c)
             game.apply(state, seat, action)
     took = time.perf_counter() - start
-    print(f"## {args.game}: {args.at_once} matches at once, {args.matches} each, {levels}, {took:.0f} s")
-    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"## {args.game} {options}: {args.at_once} matches at once, {args.matches} each, {levels}")
+    print(f"{took:.0f} s, load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print("| level | decisions | wall p50 | p95 | p99 | max ms | CPU p50 | p95 | p99 ms |")
     print("|---|---|---|---|---|---|---|---|---|")
     for level, w in wall.items():

@@ -103,7 +103,8 @@ def test_a_hand_of_eight_needs_nothing_exactly_when_one_discard_wins(cards, seco
     assert (bot_hand.deficiency(codes(cards), 7) == 0) == winning
 
 
-def test_improving_cards_are_exactly_those_that_lower_the_deficiency():
+@pytest.mark.parametrize("exact", [False, True])
+def test_improving_cards_are_exactly_those_that_lower_the_deficiency(exact):
     rng = random.Random(3)
     for trial in range(120):
         variant = "small" if trial % 2 else "large"
@@ -111,10 +112,28 @@ def test_improving_cards_are_exactly_those_that_lower_the_deficiency():
         hand = codes(near_winning(rng, variant) if trial % 3 else rng.sample(SMALL_DECK, 7))
         if len(hand) != size:
             continue
-        now = bot_hand.deficiency(hand, size)
+        now = bot_hand.deficiency(hand, size, exact)
         every = list(range(53))
-        slow = [c for c in every if now and bot_hand.deficiency(bot_hand.with_card(hand, c), size) < now]
-        assert bot_hand.improving(hand, size, every, now) == slow
+        slow = [
+            c for c in every if now and bot_hand.deficiency(bot_hand.with_card(hand, c), size, exact) < now
+        ]
+        assert bot_hand.improving(hand, size, every, now, exact) == slow
+
+
+def test_the_exact_large_arithmetic_is_never_more_pessimistic_and_sees_gaps_of_two():
+    rng = random.Random(11)
+    for trial in range(200):
+        hand = codes(near_winning(rng, "large") if trial % 2 else rng.sample(LARGE_DECK, 14))
+        exact = bot_hand.deficiency(hand, 14, exact=True)
+        assert exact <= bot_hand.deficiency(hand, 14)
+        assert (exact == 0) == goes_out([CARD_OF[c] for c in hand], RULES)
+    # a random hand whose best keep has a partial group missing two cards: the shortcut (at most
+    # one missing in the large game) keeps one card fewer
+    hand = codes(["2C", "2D", "2S", "3H", "4S", "5C", "5H", "8S", "9H", "KC", "QS", "TC", "TD", "TS"])
+    assert (bot_hand.deficiency(hand, 14), bot_hand.deficiency(hand, 14, exact=True)) == (5, 4)
+    # the small game is exact either way
+    small = codes(["5S", "5H", "8D", "9D", "2C", "JH", "KS"])
+    assert bot_hand.deficiency(small, 7, exact=True) == bot_hand.deficiency(small, 7) == 3
 
 
 def test_deficiency_counts_the_cards_still_missing():
@@ -246,7 +265,19 @@ def test_no_bot_decision_depends_on_cards_its_seat_cannot_see(variant, seats, co
             action = GAME.bot_action(view, level, random.Random(k))
             assert action in GAME.legal_actions(state, seat)
             assert GAME.bot_action(GAME.view(other, seat), level, random.Random(k)) == action
+        if k % 2 and len(view["legal_actions"]) > 1:
+            # the other states: the pro with its measuring switches on (exact arithmetic and so on)
+            action = switched_pro(view, k)
+            assert action in GAME.legal_actions(state, seat)
+            assert switched_pro(GAME.view(other, seat), k) == action
     assert changed >= count // 2
+
+
+def switched_pro(view: dict, seed: int) -> dict:
+    know = Knowledge(view)
+    features = {**bot_pro.FEATURES, "take_equal": True, "closer_race": True}
+    budget = {**bot_pro.PRO[know.variant], "exact": True, "caution": 3}
+    return bot_pro.choose(know, random.Random(seed), features, budget)
 
 
 def test_every_level_finishes_matches_with_legal_moves_only():
@@ -372,5 +403,5 @@ def test_pro_is_deterministic_for_a_view_and_seed_and_samples_plausible_hands():
     unseen = Counter(know.unseen)
     for hand in opponents.hands:
         assert len(hand) == 7 and not Counter(hand) - unseen - know.held[know.next_seat]
-    win, closer = opponents.danger(know.hand[0])
-    assert 0.0 <= win <= 1.0 and 0.0 <= closer <= 1.0
+    win, closer, saved = opponents.danger(know.hand[0])
+    assert 0.0 <= win <= 1.0 and 0.0 <= closer <= 1.0 and saved >= 0.0

@@ -7,7 +7,8 @@ the winning size (the room left over is filled by extending a group or by a new 
 fill any gap, so they are always kept. For speed a partial group may miss at most `waste(size)`
 cards of its completion (a single card misses 2), or one more than the hand's jokers when it is
 close to winning: a hand that wins or needs one card is judged exactly, a hand further away
-sometimes one card too pessimistically.
+sometimes one card too pessimistically. `exact=True` lifts that shortcut in the large game too
+(about twice the time; the pro can switch it on, docs/bots.md).
 
 The naturals of a hand are packed into one int, 2 bits per card (two decks hold at most 2 copies
 of a card), and the search runs per *component* (cards that could share a partial group), with
@@ -25,10 +26,11 @@ _SUIT_FIELD = (1 << 26) - 1
 _CACHE_LIMIT = 400_000  # entries per cache (each cache starts again empty when full)
 
 
-def waste(size: int) -> int:
+def waste(size: int, exact: bool = False) -> int:
     """The most cards a partial group may miss for a winning hand of `size` cards: 2 for the small
-    game (exact), 1 for the large one (singles still allowed), which is several times faster."""
-    return 2 if size <= 7 else 1
+    game (exact), 1 for the large one (singles still allowed), which is several times faster;
+    `exact` asks for 2 in the large one too (the pro: its choices hang on these counts)."""
+    return 2 if size <= 7 or exact else 1
 
 
 def encode(cards: list[str]) -> tuple[int, ...]:
@@ -213,11 +215,11 @@ def _component_costs(x: int, top: int, slack: int) -> tuple[int, ...]:
     return result
 
 
-def deficiency(hand: tuple[int, ...], size: int) -> int:
+def deficiency(hand: tuple[int, ...], size: int, exact: bool = False) -> int:
     """How many cards the hand (int codes) still has to draw, throwing one away each time, to win
-    with `size` cards. 0 for a winning hand, or one a discard away from it."""
+    with `size` cards. 0 for a winning hand, or one a discard away from it. `exact`: see `waste`."""
     x, jokers = pack(hand)
-    slack = waste(size)
+    slack = waste(size, exact)
     need = _need(x, jokers, size, slack)
     # jokers can fill a partial group missing more cards: judge a hand this close again, so that a
     # winning hand (and in the small game a hand one card away) is judged exactly
@@ -244,12 +246,12 @@ def present_mask(hand: tuple[int, ...]) -> int:
     return mask
 
 
-def relevant(card: int, mask: int, size: int, jokers: int = 0) -> bool:
+def relevant(card: int, mask: int, size: int, jokers: int = 0, exact: bool = False) -> bool:
     """Whether drawing `card` could lower the deficiency of a hand with naturals `mask` and
     `jokers`: it is a joker or it could share a partial group with one of them."""
     if card == JOKER_INDEX:
         return True
-    slack = max(waste(size), jokers + 1) if jokers else waste(size)
+    slack = max(waste(size, exact), jokers + 1) if jokers else waste(size, exact)
     return bool(_NEIGHBOURS[slack][card] & mask)
 
 
@@ -266,18 +268,22 @@ def without_card(hand: tuple[int, ...], card: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def improving(hand: tuple[int, ...], size: int, cards: list[int], current: int | None = None) -> list[int]:
+def improving(
+    hand: tuple[int, ...], size: int, cards: list[int], current: int | None = None, exact: bool = False
+) -> list[int]:
     """The cards among `cards` (distinct) that lower the deficiency of `hand` if drawn."""
-    now = deficiency(hand, size) if current is None else current
+    now = deficiency(hand, size, exact) if current is None else current
     if now == 0:
         return []
     x, jokers = pack(hand)
-    slack = waste(size)
+    slack = waste(size, exact)
     if (jokers + 1 if size <= 7 else jokers) > slack:
         # `deficiency` may look again with a wider slack: ask it card by card
         mask = present_mask(hand)
         return [
-            c for c in cards if relevant(c, mask, size, jokers) and deficiency(with_card(hand, c), size) < now
+            c
+            for c in cards
+            if relevant(c, mask, size, jokers, exact) and deficiency(with_card(hand, c), size, exact) < now
         ]
     # the hand's components are fixed; a drawn card joins those it could share a group with
     parts = _components(x, slack)
