@@ -4,7 +4,7 @@
 # Spades, Žolíky and Three Thirteen took 15 minutes of CPU on 2026-12-03, mostly the pro rungs).
 # Žolíky and Spades seat two sides, so their ladder is one image per rung; Three Thirteen
 # and Zhol seat the four heuristic levels at one table. The upper rungs (hard, solver, pro) are
-# one image per rung for Spades, Three Thirteen and Žolíky, with fewer matches where `pro` plays
+# one image per rung for every game (Zhol small and large apart), with fewer matches where `pro` plays
 # (minutes of CPU per hundred matches); the win rates docs/bots.md quotes for them come from
 # larger runs.
 set -euo pipefail
@@ -44,4 +44,8 @@ if want zhol; then
         --plot "$out/ladder-zhol-small.png"
     t --game zhol --seats random,easy,medium,hard --matches 100 --seed 1 \
         --options '{"target_wins": 1, "variant": "large"}' --plot "$out/ladder-zhol-large.png"
+    zhol_small() { t --game zhol --options '{"target_wins": 1}' "$@"; }
+    zhol_large() { t --game zhol --options '{"target_wins": 1, "variant": "large"}' "$@"; }
+    upper zhol-small zhol_small 200 100 100
+    upper zhol-large zhol_large 100 60 60
 fi
