@@ -11,6 +11,7 @@ import pytest
 import redis
 
 from service.app import create_app
+from service.cluster import pack_commands
 from service.config import Config
 from service.store import Store
 from tests.api_helpers import Api, auth
@@ -211,3 +212,19 @@ def test_the_store_itself_resends_a_commit_whose_request_was_lost(redis_url):
     assert proxy.drop is None
     assert store.load(match_id).version == loaded.version + 1
     assert store.events(match_id, loaded.events)[-1]["type"] == "x"
+
+
+def test_commands_are_packed_byte_for_byte_as_redis_py_packs_them():
+    """The store packs its commands with hiredis in one call; what goes on the wire must be what
+    redis-py would have sent, for every kind of argument the store uses."""
+    commands = [
+        ("HMGET", "ct:{m:0123456789abcdef}:match", "v", "n", "data"),
+        ("LRANGE", "ct:{m:0123456789abcdef}:events", 0, -1),
+        ("ZADD", "ct:due", 1733212345.123456789, "0123456789abcdef"),
+        ("EVALSHA", "a" * 40, 2, "k1", "k2", '{"json": "ž"}'.encode(), -1, 0, 0.5),
+        ("HINCRBY", "ct:metrics:{s3}", "requests:matches.Actions", 1),
+        ("SET", "k", "žolíky"),
+    ]
+    wire = b"".join(redis.Connection().pack_commands(commands))
+    assert b"".join(pack_commands(commands)) == wire
+    assert len(pack_commands(commands)) == 1  # one write
