@@ -46,13 +46,19 @@ def shuffle(rng_state: dict[str, Any], items: list[Any]) -> None:
     deals the same matches whatever a Python version does inside `shuffle`.
     tests/engines/test_deal_commitments.py checks it against `random.Random.shuffle`."""
     getrandbits = _next(rng_state).getrandbits
+    bits = _BITS if len(items) < len(_BITS) else [n.bit_length() for n in range(len(items) + 1)]
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
-        k = n.bit_length()
+        k = bits[n]  # n.bit_length(), without a method call a card
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
+
+
+# int.bit_length() of 0..160: every deck and pile the games shuffle is shorter (two decks and four
+# jokers are 108 cards).
+_BITS = [n.bit_length() for n in range(161)]
 
 
 def randbelow(rng_state: dict[str, Any], n: int) -> int:

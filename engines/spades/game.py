@@ -43,13 +43,16 @@ from engines.spades.rules import (
     NUM_SEATS,
     SUIT_NAMES,
     TRICKS_PER_HAND,
-    legal_cards,
+    legal_plays,
     score_hand,
     team_of,
     trick_winner,
 )
 
 BID_SHAPE = 'a bid is {"type": "bid", "tricks": <0 to 13>}'
+SEAT_KEYS = ("0", "1", "2", "3")  # seats as JSON object keys
+# The 14 bids, copied for each answer (as rules.PLAY_ACTIONS).
+BID_ACTIONS = tuple({"type": "bid", "tricks": n} for n in range(TRICKS_PER_HAND + 1))
 PLAY_SHAPE = 'a play is {"type": "play", "card": "<card code such as QH>"}'
 
 
@@ -116,7 +119,7 @@ class SpadesGame(Game):
                 "round": state["round"],
                 "dealer": dealer,
                 "cards": [TRICKS_PER_HAND] * NUM_SEATS,
-                "secret": {str(s): {"hand": list(hands[s])} for s in range(NUM_SEATS)},
+                "secret": {key: {"hand": list(hand)} for key, hand in zip(SEAT_KEYS, hands, strict=True)},
                 **sealed,
             }
         ]
@@ -129,12 +132,17 @@ class SpadesGame(Game):
         if state["status"] != "active" or seat != state["turn"]:
             return []
         if state["phase"] == "bid":
-            return [{"type": "bid", "tricks": n} for n in range(TRICKS_PER_HAND + 1)]
-        cards = legal_cards(state["hands"][seat], state["trick"], state["spades_broken"])
-        return [{"type": "play", "card": c} for c in cards]
+            return [bid.copy() for bid in BID_ACTIONS]
+        return legal_plays(state["hands"][seat], state["trick"], state["spades_broken"])
 
     # --- actions -----------------------------------------------------------
     def parse_action(self, state: State, action: Any) -> Action:
+        if type(action) is dict and len(action) == 2:
+            try:  # the usual move first, in one test; anything else gets its error below
+                if action["type"] == "play" and action["card"] in CARD_SET:
+                    return action
+            except (KeyError, TypeError):  # no such field, or an unhashable card
+                pass
         if type(action) is not dict:
             raise InvalidAction('an action is a JSON object such as {"type": "play", "card": "QH"}')
         kind = action.get("type")
@@ -142,9 +150,8 @@ class SpadesGame(Game):
             card = action.get("card")
             if len(action) != 2 or card is None:
                 raise InvalidAction(PLAY_SHAPE)
-            if type(card) is not str or card not in CARD_SET:
-                raise InvalidAction(f"{card!r} is not a card code (rank 2-9 T J Q K A, then suit S H D C)")
-        elif kind == "bid":
+            raise InvalidAction(f"{card!r} is not a card code (rank 2-9 T J Q K A, then suit S H D C)")
+        if kind == "bid":
             tricks = self.one_field(action, "tricks", BID_SHAPE)
             if type(tricks) is not int or not 0 <= tricks <= TRICKS_PER_HAND:
                 raise InvalidAction("a bid is a whole number of tricks from 0 (Nil) to 13")
@@ -155,24 +162,12 @@ class SpadesGame(Game):
         return action
 
     def _apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        # A play is 52 of a hand's 56 moves: its rules are written here, not in a method of their
+        # own, to spare every play a call (bench/engine.py).
         kind = action["type"]
-        if kind == "play":
-            return self._play(state, seat, action["card"])
-        if kind == "bid":
-            return self._bid(state, seat, action["tricks"])
-        return self._resign(state, seat)
-
-    def _bid(self, state: State, seat: int, tricks: int) -> list[Event]:
-        if state["phase"] != "bid":
-            raise IllegalAction("the bidding is over: play a card")
-        state["bids"][seat] = tricks
-        # The dealer bids last; dealer+1 then leads the first trick.
-        state["turn"] = (seat + 1) % NUM_SEATS
-        if seat == state["dealer"]:
-            state["phase"] = "play"
-        return [{"type": "bid", "seat": seat, "tricks": tricks}]
-
-    def _play(self, state: State, seat: int, card: str) -> list[Event]:
+        if kind != "play":
+            return self._bid(state, seat, action["tricks"]) if kind == "bid" else self._resign(state, seat)
+        card = action["card"]
         if state["phase"] != "play":
             raise IllegalAction("every player bids before the first card is played")
         hand = state["hands"][seat]
@@ -216,6 +211,16 @@ class SpadesGame(Game):
             events.extend(self._hand_over(state))
         return events
 
+    def _bid(self, state: State, seat: int, tricks: int) -> list[Event]:
+        if state["phase"] != "bid":
+            raise IllegalAction("the bidding is over: play a card")
+        state["bids"][seat] = tricks
+        # The dealer bids last; dealer+1 then leads the first trick.
+        state["turn"] = (seat + 1) % NUM_SEATS
+        if seat == state["dealer"]:
+            state["phase"] = "play"
+        return [{"type": "bid", "seat": seat, "tricks": tricks}]
+
     def _hand_over(self, state: State) -> list[Event]:
         teams = score_hand(state["bids"], state["won"], state["bags"], state["scores"])
         t0, t1 = teams["0"], teams["1"]
@@ -224,8 +229,10 @@ class SpadesGame(Game):
         # Every card was played face up, so the dealt hands are public now.
         played: list[list[str]] = [[], [], [], []]
         for trick in state["tricks"]:
-            for i, card in enumerate(trick["cards"]):
-                played[(trick["leader"] + i) % NUM_SEATS].append(card)
+            leader = trick["leader"]
+            for card in trick["cards"]:
+                played[leader].append(card)
+                leader = (leader + 1) % NUM_SEATS
         hand_winners = (
             t0["seats"] if t0["points"] > t1["points"] else t1["seats"] if t1["points"] > t0["points"] else []
         )
