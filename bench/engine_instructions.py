@@ -72,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=True)
     ours = per_hand(ROOT, args.hands)
-    print(f"{args.rev:>12}: {theirs:12,.0f} instructions a hand")
-    print(f"{'this tree':>12}: {ours:12,.0f} instructions a hand")
+    for name, figure in ((args.rev, theirs), ("this tree", ours)):
+        print(f"{name:>12}: {figure:12,.0f} instructions a hand")
     print(f"ratio:         {theirs / ours:12.3f} (above 1: this tree is cheaper)")
     return 0
 
