@@ -45,7 +45,7 @@ def trick_winner(leader: int, cards: list[str]) -> int:
 
 
 # Every card's play action, copied for each answer: a copy of a prebuilt two-key dict is cheaper
-# than building one from its items, and a Spades hand builds about 350 of them.
+# than building one from its items, and a random Spades hand builds about 190 of them.
 PLAY_ACTIONS = {c: {"type": "play", "card": c} for c in DECK}
 
 
@@ -55,7 +55,8 @@ def legal_plays(hand: list[str], trick: list[str], spades_broken: bool) -> list[
     nothing else.
 
     The rule is written over the actions rather than over cards: a Spades hand calls this for
-    each of its 52 plays, and not building a list of cards first is a tenth of bench/engine.py."""
+    each of its 52 plays, and not building a list of cards first saves about 4% of
+    bench/engine.py's instructions."""
     if trick:
         led = trick[0][1]
         plays = [PLAY_ACTIONS[c].copy() for c in hand if c[1] == led]
