@@ -36,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.zhol_oracle import LEVELS, tournament_match  # noqa: E402
 from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX  # noqa: E402
 from engines.meld_solver import goes_out  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
@@ -45,7 +46,6 @@ from engines.zhol.bots import pro  # noqa: E402
 from engines.zhol.bots.knowledge import SIZES, Knowledge  # noqa: E402
 from engines.zhol.rules import RULES  # noqa: E402
 
-LEVELS = ["pro", "solver"]
 ESTIMATES = ["sampler", "none", "oracle", "learned"]
 SampledOpponents = pro.Opponents
 
@@ -152,20 +152,13 @@ def decision(know: Knowledge, real: tuple[int, ...], key: str) -> dict[str, Any]
 def play(job: tuple[int, int, str]) -> list[dict[str, Any]]:
     """Match m of the tournament with this seed, and every pro discard state in it."""
     m, seed, variant = job
-    game = GAMES["zhol"]
-    by_seat, _ = seat_levels(game, LEVELS, m)
-    options = game.validate_options({"variant": variant, "target_wins": 1}, 2)
-    state, _ = game.new_match(options, 2, seed + m)
-    rng = random.Random(f"tournament:{seed + m}")  # as engines.tournament.play_match seeds it
+    by_seat, _ = seat_levels(GAMES["zhol"], LEVELS, m)
     states = []
-    turn = 0
-    while game.status(state) != "finished":
-        if game.status(state) == "round_over":
-            game.start_next_round(state)
-            continue
-        seat = game.to_move(state)
-        assert seat is not None
-        view = game.view(state, seat)
+    moves = [0]  # the moves played so far: the key of each decision's sampled hands
+
+    def record(state: Any, seat: int, view: Any) -> None:
+        turn = moves[0]
+        moves[0] += 1
         if by_seat[seat] == "pro" and view["turn"]["phase"] == "discard" and len(view["legal_actions"]) > 1:
             know = Knowledge(dict(view))
             real = tuple(sorted(CARD_INDEX[c] for c in state["hands"][know.next_seat]))
@@ -173,8 +166,8 @@ def play(job: tuple[int, int, str]) -> list[dict[str, Any]]:
             if found is not None:
                 found["match"] = m
                 states.append(found)
-        game.apply(state, seat, game.bot_action(view, by_seat[seat], rng))
-        turn += 1
+
+    tournament_match(m, seed, variant, record)
     return states
 
 
@@ -186,12 +179,15 @@ def learned_job(job: tuple[dict[str, Any], dict[int, float]]) -> tuple[bool, int
 
 
 def fit_learned(states: list[dict[str, Any]], procs: int) -> tuple[float, float] | None:
-    """Cross-fitted predictions by match parity; each state's `learned` outcome. None without sklearn."""
+    """Cross-fitted predictions by match parity; each state's `learned` outcome. None without
+    scikit-learn or with too few matches (a half with no winning card)."""
     try:
         from sklearn.ensemble import HistGradientBoostingClassifier
         from sklearn.metrics import roc_auc_score
     except ImportError:
         return None
+    if len({(item["match"] % 2, label) for item in states for _, _, label in item["rows"]}) < 4:
+        return None  # each half needs winning cards and others to fit and score a model
     rows = [
         (i, card, x, y, item["match"] % 2) for i, item in enumerate(states) for card, x, y in item["rows"]
     ]

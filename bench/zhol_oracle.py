@@ -19,6 +19,7 @@ import argparse
 import multiprocessing
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +70,24 @@ def setup(oracle: str) -> None:
 def play(job: tuple[int, int, str]) -> float:
     """Pro's score in match m of the tournament with this seed: 1, 0, or 0.5 for a shared win."""
     m, seed, variant = job
+
+    def remember(state: Any, seat: int, view: Any) -> None:
+        MATCH["state"] = state
+
+    state, side_of = tournament_match(m, seed, variant, remember)
+    sides = {side_of[s] for s in state.get("winners") or []}
+    return 1.0 / len(sides) if 0 in sides else 0.0
+
+
+def tournament_match(
+    m: int, seed: int, variant: str, watch: Callable[[Any, int, Any], None]
+) -> tuple[Any, list[int]]:
+    """Match m of `cardtable tournament --seats pro,solver --seed seed` (one hand), calling
+    `watch(state, seat, view)` before each move; the final state and each seat's side."""
     game = GAMES["zhol"]
     by_seat, side_of = seat_levels(game, LEVELS, m)
     options = game.validate_options({"variant": variant, "target_wins": 1}, 2)
     state, _ = game.new_match(options, 2, seed + m)
-    MATCH["state"] = state
     rng = random.Random(f"tournament:{seed + m}")  # as engines.tournament.play_match seeds it
     while game.status(state) != "finished":
         if game.status(state) == "round_over":
@@ -81,9 +95,10 @@ def play(job: tuple[int, int, str]) -> float:
             continue
         seat = game.to_move(state)
         assert seat is not None
-        game.apply(state, seat, game.bot_action(game.view(state, seat), by_seat[seat], rng))
-    sides = {side_of[s] for s in state.get("winners") or []}
-    return 1.0 / len(sides) if 0 in sides else 0.0
+        view = game.view(state, seat)
+        watch(state, seat, view)
+        game.apply(state, seat, game.bot_action(view, by_seat[seat], rng))
+    return state, side_of
 
 
 def main() -> None:
