@@ -16,18 +16,45 @@ from workers.queue import make_queue
 log = logging.getLogger("cardtable.worker")
 
 MAX_BACKOFF = 30.0
+# Seconds the command listener blocks at most before it looks at its run flag (RQ's is 60).
+LISTEN_WAIT = 1.0
 
 
 class CardtableWorker(SimpleWorker):
     """SimpleWorker runs jobs in-process: a bot turn is milliseconds of Python, and forking a
     work horse per job would cost more than the job itself. It remembers a stop request, so
-    that one sent while Redis is away (when RQ's own handling of it fails) is still obeyed."""
+    that one sent while Redis is away (when RQ's own handling of it fails) or while RQ starts
+    up is still obeyed."""
 
     stop_asked = False
 
     def request_stop(self, signum, frame):
         self.stop_asked = True
         super().request_stop(signum, frame)
+
+    def stop_before_start(self, signum, frame):
+        """The stop signals' handler until RQ installs its own, after it has registered the
+        worker: without it a SIGTERM in between killed the worker and left it registered."""
+        self.stop_asked = True
+
+    def _install_signal_handlers(self):
+        super()._install_signal_handlers()
+        if self.stop_asked:  # asked while starting: RQ's loop stops before its first job
+            self._stop_requested = True
+
+    def subscribe(self):
+        """RQ's command listener (stop or kill a job, shut down), waiting LISTEN_WAIT at a time.
+
+        RQ blocks it up to 60 s and stops it by UNSUBSCRIBE, whose reply wakes it. When the
+        listener reads that reply before RQ clears its run flag, it waits the 60 s again for a
+        subscription, and redis-py 8.2's `stop()` joins it with no time limit: a SIGTERM'd
+        worker took up to a minute to exit (tests/test_worker_stop.py)."""
+        self.log.info("Worker %s: subscribing to channel %s", self.name, self.pubsub_channel_name)
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=LISTEN_WAIT, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
 
 
 def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str) -> int:
@@ -54,6 +81,8 @@ def _work_until_stopped(config: Config, name: str, burst: bool, log_level: str) 
         client = redis.Redis.from_url(config.REDIS_URL)
         queue = make_queue(client, name)
         worker = CardtableWorker([queue], connection=client, serializer=queue.serializer)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, worker.stop_before_start)
         started = time.monotonic()
         try:
             worker.work(burst=burst, logging_level=log_level)
