@@ -109,11 +109,12 @@ def run(
     seed: int,
     options: dict[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    max_decisions: int = 200_000,
 ) -> TournamentResult:
     result = TournamentResult(game.id, list(levels), [SideResult(lv) for lv in levels])
     for m in range(matches):
         by_seat, side_of = seat_levels(game, levels, m)
-        state = play_match(game, by_seat, seed + m, options, timings=result.decision_seconds)
+        state = play_match(game, by_seat, seed + m, options, max_decisions, result.decision_seconds)
         winners = state.get("winners") or []
         winning_sides = {side_of[s] for s in winners}
         for side in result.sides:

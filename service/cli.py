@@ -206,6 +206,7 @@ def _progress(done: int, total: int) -> None:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from engines import tournament
+    from engines.errors import InvalidOptions
     from engines.registry import GAMES
 
     if args.game not in GAMES:
@@ -214,10 +215,25 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     bad = [lv for lv in levels if lv not in tournament.LEVELS]
     if bad or len(levels) < 2:
         sys.exit(f"--seats takes two or more of {', '.join(tournament.LEVELS)}, comma-separated")
-    options = json.loads(args.options) if args.options else {}
-    result = tournament.run(
-        GAMES[args.game], levels, args.matches, args.seed, options, None if args.quiet else _progress
-    )
+    try:
+        options = json.loads(args.options) if args.options else {}
+        # validated before the first match, so a bad option is one line, not a traceback
+        seats = len(tournament.seat_levels(GAMES[args.game], levels, 0)[0])
+        GAMES[args.game].validate_options(options, seats)
+    except (ValueError, InvalidOptions) as e:  # JSONDecodeError is a ValueError
+        sys.exit(f"--options: {e}")
+    try:
+        result = tournament.run(
+            GAMES[args.game],
+            levels,
+            args.matches,
+            args.seed,
+            options,
+            None if args.quiet else _progress,
+            args.max_decisions,
+        )
+    except RuntimeError as e:  # a match that did not end (engines.tournament.play_match)
+        sys.exit(f"tournament stopped: {e}")
     print(f"{args.game}: {args.matches} matches, seed {args.seed}")
     for side in result.sides:
         lo, hi = side.interval()
@@ -333,6 +349,12 @@ def _add_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tour.add_argument("--options", default=None, help="match options as JSON, e.g. '{\"target_score\": 200}'")
     tour.add_argument("--plot", default=None, help="write the ladder as a PNG")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    tour.add_argument(
+        "--max-decisions",
+        type=int,
+        default=200_000,
+        help="stop with an error when one match takes more bot decisions than this (a stalled match)",
+    )
     tour.set_defaults(func=cmd_tournament)
 
 

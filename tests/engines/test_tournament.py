@@ -50,3 +50,25 @@ def test_cli_prints_win_rates_and_draws_the_plot(tmp_path):
         capture_output=True, text=True,
     )  # fmt: skip
     assert bad.returncode != 0 and "unknown game" in bad.stderr
+
+
+def test_cli_refuses_bad_options_in_one_line_before_any_match():
+    not_json, not_an_option = '{"variant": "huge"', '{"variant": "huge"}'
+    for options, words in ((not_json, "--options:"), (not_an_option, "variant must be one of")):
+        bad = subprocess.run(
+            [sys.executable, "-m", "service.cli", "tournament", "--game", "zhol", "--seats", "easy,hard",
+             "--options", options, "--quiet"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert bad.returncode == 1 and words in bad.stderr and "Traceback" not in bad.stderr
+        assert bad.stdout == ""  # no match was played
+
+
+def test_cli_stops_a_match_that_exceeds_the_decision_cap_and_names_its_seed():
+    out = subprocess.run(
+        [sys.executable, "-m", "service.cli", "tournament", "--game", "three-thirteen", "--seats",
+         "easy,random", "--matches", "3", "--seed", "7", "--max-decisions", "50", "--quiet"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "tournament stopped: match with seed 7 did not finish within 50 decisions" in out.stderr
