@@ -217,6 +217,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         sys.exit(f"--seats takes two or more of {', '.join(tournament.LEVELS)}, comma-separated")
     try:
         options = json.loads(args.options) if args.options else {}
+        if not isinstance(options, dict):
+            raise ValueError("a JSON object is expected, e.g. '{\"target_wins\": 1}'")
         # validated before the first match, so a bad option is one line, not a traceback
         seats = len(tournament.seat_levels(GAMES[args.game], levels, 0)[0])
         GAMES[args.game].validate_options(options, seats)

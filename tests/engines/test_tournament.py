@@ -54,7 +54,12 @@ def test_cli_prints_win_rates_and_draws_the_plot(tmp_path):
 
 def test_cli_refuses_bad_options_in_one_line_before_any_match():
     not_json, not_an_option = '{"variant": "huge"', '{"variant": "huge"}'
-    for options, words in ((not_json, "--options:"), (not_an_option, "variant must be one of")):
+    cases = (
+        (not_json, "--options:"),
+        ("[1]", "a JSON object is expected"),
+        (not_an_option, "variant must be one of"),
+    )
+    for options, words in cases:
         bad = subprocess.run(
             [sys.executable, "-m", "service.cli", "tournament", "--game", "zhol", "--seats", "easy,hard",
              "--options", options, "--quiet"],
