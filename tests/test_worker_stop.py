@@ -50,14 +50,14 @@ def test_worker_teardown_returns_promptly_when_the_listener_already_read_its_uns
 
 def test_a_stop_asked_while_rq_starts_up_is_obeyed_before_the_first_job(redis_url):
     # RQ registers a worker before it installs its signal handlers; `cardtable worker` handles
-    # the stop signals with `stop_before_start` until then (a SIGTERM there used to kill the
+    # the stop signals with `note_stop` until then (a SIGTERM there used to kill the
     # worker and leave it registered). Here that handler is called as the signal would call it.
     client = redis.Redis.from_url(redis_url)
     queue = make_queue(client, "stop-test-early")
     queue.empty()
     job = queue.enqueue("workers.jobs.no_such_job")
     worker = CardtableWorker([queue], connection=client, serializer=queue.serializer)
-    worker.stop_before_start(signal.SIGTERM, None)
+    worker.note_stop(signal.SIGTERM, None)
     # burst: a worker that ignored the stop would take the job, fail it, and return
     worker.work(burst=True)
     assert worker.stop_asked

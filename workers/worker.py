@@ -32,9 +32,14 @@ class CardtableWorker(SimpleWorker):
         self.stop_asked = True
         super().request_stop(signum, frame)
 
-    def stop_before_start(self, signum, frame):
-        """The stop signals' handler until RQ installs its own, after it has registered the
-        worker: without it a SIGTERM in between killed the worker and left it registered."""
+    def note_stops(self) -> None:
+        """Handle the stop signals by remembering them, wherever RQ's own handlers are not
+        installed: while RQ starts up (it registers the worker first, and a SIGTERM in between
+        killed the worker and left it registered) and while the worker waits for Redis."""
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self.note_stop)
+
+    def note_stop(self, signum, frame):
         self.stop_asked = True
 
     def _install_signal_handlers(self):
@@ -81,8 +86,7 @@ def _work_until_stopped(config: Config, name: str, burst: bool, log_level: str) 
         client = redis.Redis.from_url(config.REDIS_URL)
         queue = make_queue(client, name)
         worker = CardtableWorker([queue], connection=client, serializer=queue.serializer)
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, worker.stop_before_start)
+        worker.note_stops()
         started = time.monotonic()
         try:
             worker.work(burst=burst, logging_level=log_level)
@@ -92,25 +96,23 @@ def _work_until_stopped(config: Config, name: str, burst: bool, log_level: str) 
             return
         if time.monotonic() - started > 60:
             backoff = 1.0  # it ran a good while: this is a new outage
-        if _wait_for_redis(client, backoff):
+        if _wait_for_redis(worker, backoff):
             return
         backoff = min(backoff * 2, MAX_BACKOFF)
 
 
-def _wait_for_redis(client: redis.Redis, backoff: float) -> bool:
+def _wait_for_redis(worker: CardtableWorker, backoff: float) -> bool:
     """Sleep and ping with growing pauses until Redis answers; True if asked to stop meanwhile."""
-    stop = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.append(True))
-    while not stop:
+    worker.note_stops()
+    while not worker.stop_asked:
         log.warning("Redis unreachable; the worker tries again in %.0f s", backoff)
         deadline = time.monotonic() + backoff
-        while not stop and time.monotonic() < deadline:
+        while not worker.stop_asked and time.monotonic() < deadline:
             time.sleep(0.1)
         try:
-            client.ping()
+            worker.connection.ping()
             log.warning("Redis is back; the worker starts again")
-            return bool(stop)
+            return worker.stop_asked
         except (redis.ConnectionError, redis.TimeoutError):
             backoff = min(backoff * 2, MAX_BACKOFF)
     return True
