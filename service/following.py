@@ -3,6 +3,7 @@ service/waiters.py) and the published history (docs/api.md)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from engines.base import Game, Step, View, redact_event
@@ -24,6 +25,29 @@ class MatchView(View):
     host: int | None
     deal_commitment: str | None
     seeded_by_client: bool
+
+
+# Events after which a seat's token may no longer hold the seat: a leave while the match waits
+# frees it (the token dies), a claimed invitation gives it a new token.
+SEAT_CHANGES = frozenset({"leave", "claim"})
+
+
+@dataclass
+class Holder:
+    """Who a feed serves: the token it was opened with, the seat that token held, and the
+    number of the match's events up to which that was checked (docs/api.md, "Hidden
+    information": a feed serves a token only while it holds its seat)."""
+
+    token: str | None
+    seat: int | None
+    checked: int
+    lost: bool = False  # the token no longer holds the seat: the feed serves nothing more
+
+    @classmethod
+    def of(cls, core: MatchCore, loaded: Loaded, token: str | None) -> Holder:
+        """The holder a request's token makes, authenticated against `loaded` (401 for a
+        token of no seat of the match)."""
+        return cls(token, core.authenticate(loaded.record, token, required=False), loaded.events)
 
 
 class FollowingMixin(MatchCore):
@@ -65,13 +89,13 @@ class FollowingMixin(MatchCore):
     def events(
         self,
         match_id: str,
-        seat: int | None,
+        holder: Holder,
         after: int,
         wait: float,
         client: Any = None,
         loaded: Loaded | None = None,
     ) -> tuple[list[dict], int]:
-        """Events after `after` as `seat` may see them, long-polling up to `wait` seconds.
+        """Events after `after` as `holder`'s seat may see them, long-polling up to `wait` seconds.
 
         The wait registers with the process's one subscription (service/waiters.py) and
         holds no Redis connection; `client` (the client's socket) ends it when the client
@@ -89,15 +113,44 @@ class FollowingMixin(MatchCore):
                 raw, now = self.store.events_since(match_id, after)
                 if not raw:
                     raw, now = self._wait_events(match_id, after, wait, waiter)
-        return [redact_event(e, seat) for e in raw], version if now is None else now
+        return self._served(match_id, holder, raw), version if now is None else now
 
-    def stream_events(self, match_id: str, seat: int | None, after: int, wait: float, waiter: Waiter) -> list:
+    def stream_events(self, match_id: str, holder: Holder, after: int, wait: float, waiter: Waiter) -> list:
         """For a stream, which keeps `waiter` registered all its life: the next events after
-        `after` (waiting up to `wait` seconds), one read a wake-up."""
+        `after` (waiting up to `wait` seconds), one read a wake-up. Once `holder.lost` the
+        stream must end: its token holds no seat any more."""
         raw, _ = self.store.events_since(match_id, after)
         if not raw:
             raw, _ = self._wait_events(match_id, after, wait, waiter)
+        return self._served(match_id, holder, raw)
+
+    def _served(self, match_id: str, holder: Holder, raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`raw` redacted for the holder's seat, as far as its token held that seat.
+
+        The token was checked against the match as it was after `holder.checked` events. A
+        later event that may have taken the seat from it (SEAT_CHANGES) makes it look again
+        at the match as it is now; when the token holds no seat any more, the events end with
+        the first such change and the holder is `lost`: the next occupant's cards never reach
+        a feed opened by the one before."""
+        seat = holder.seat
+        if seat is None:
+            return [redact_event(e, None) for e in raw]
+        for i, e in enumerate(raw):
+            if e["seq"] > holder.checked and e["type"] in SEAT_CHANGES and e.get("seat") == seat:
+                loaded = self.store.load(match_id)
+                if loaded is not None and self._holds(loaded.record, holder.token, seat):
+                    holder.checked = loaded.events
+                    break
+                holder.lost = True
+                raw = raw[: i + 1]
+                break
         return [redact_event(e, seat) for e in raw]
+
+    def _holds(self, record: dict[str, Any], token: str | None, seat: int) -> bool:
+        try:
+            return self.authenticate(record, token) == seat
+        except errors.InvalidToken:
+            return False
 
     def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
         found = self.waiters.wait_read(

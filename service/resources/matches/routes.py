@@ -11,6 +11,7 @@ from flask.views import MethodView
 
 from service import codec, examples
 from service.extensions import Blueprint, declare_errors
+from service.following import Holder
 from service.matches import ApiError, MatchService
 from service.resources.matches import links
 from service.resources.matches.schemas import (
@@ -243,9 +244,9 @@ class Events(MethodView):
         """
         svc = service()
         loaded = svc.load(match_id, events_after=query["after"])
-        seat = svc.authenticate(loaded.record, bearer_token(), required=False)
+        holder = Holder.of(svc, loaded, bearer_token())
         client = request.environ.get("gunicorn.socket")
-        events, version = svc.events(match_id, seat, query["after"], query["wait"], client, loaded)
+        events, version = svc.events(match_id, holder, query["after"], query["wait"], client, loaded)
         return json_response({"events": events, "version": version})
 
 
@@ -265,7 +266,7 @@ class Stream(MethodView):
         default) and EventSource reconnects with `Last-Event-ID` by itself.
         """
         svc = service()
-        seat = svc.authenticate(svc.load(match_id).record, bearer_token(), required=False)
+        holder = Holder.of(svc, svc.load(match_id), bearer_token())
         resume = headers.get("last_event_id", query["after"])
 
         # Registered before the answer starts, so an unreachable Redis is still a JSON 503;
@@ -273,13 +274,13 @@ class Stream(MethodView):
         waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
 
         def generate(after=resume):
-            # A stream still ends after a while (proxies drop long responses, and a token that
-            # leaves its seat should not listen on for ever); EventSource reconnects with
-            # Last-Event-ID by itself.
+            # A stream still ends after a while (proxies drop long responses); EventSource
+            # reconnects with Last-Event-ID by itself. It ends at once when its token stops
+            # holding its seat (the reconnection then gets 401).
             end = time.monotonic() + svc.config.STREAM_SECONDS
             yield "retry: 1000\n\n"
-            while time.monotonic() < end and not waiter.gone:
-                events = svc.stream_events(match_id, seat, after, min(15.0, end - time.monotonic()), waiter)
+            while time.monotonic() < end and not waiter.gone and not holder.lost:
+                events = svc.stream_events(match_id, holder, after, min(15.0, end - time.monotonic()), waiter)
                 if not events and not waiter.gone:
                     yield ": keep-alive\n\n"
                 for e in events:
