@@ -121,12 +121,13 @@ class SeatsMixin(FollowingMixin):
         return [{"type": "match_started"}, *events]
 
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:
-        loaded = self.load(match_id)
-        seat = self.authenticate(loaded.record, token)
-        assert seat is not None  # a token is required here: authenticate raised otherwise
-
         def change(loaded: Loaded) -> Write:
             record = loaded.record
+            # Checked on the match as this attempt loaded it: a retry after another writer got
+            # in first must not act on a seat the token no longer holds (freed meanwhile and
+            # taken by someone else).
+            seat = self.authenticate(record, token)
+            assert seat is not None  # a token is required here: authenticate raised otherwise
             entry = record["seats"][seat]
             status = match_status(record)
             events: list[dict[str, Any]] = [{"type": "leave", "seat": seat}]
@@ -148,7 +149,7 @@ class SeatsMixin(FollowingMixin):
                 raise errors.MatchNotActive(f"the match is {status}")
             return Write(events, self.view(match_id, record, loaded.version + 1, seat))
 
-        return self._update(match_id, loaded, change)
+        return self._update(match_id, None, change)
 
 
 def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, str]]:
