@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import random
 import secrets
 import time
@@ -120,6 +121,50 @@ class SeatsMixin(FollowingMixin):
         record["status"] = "playing"
         return [{"type": "match_started"}, *events]
 
+    def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
+        """An invitation code for the token's seat: whoever claims it gets the seat with a new
+        token and this one dies (docs/api.md, "Invitations"). A new invitation replaces the
+        seat's last one; only the code's hash is stored."""
+        code = new_token()
+
+        def change(loaded: Loaded) -> Write:
+            record = loaded.record
+            seat = self.authenticate(record, token)
+            assert seat is not None
+            _check_handable(record, seat)
+            record["seats"][seat]["invite"] = hash_token(code)
+            return Write([], {"seat": seat, "code": code, "version": loaded.version + 1})
+
+        return self._update(match_id, None, change)
+
+    def claim(self, match_id: str, code: str, name: str | None) -> dict[str, Any]:
+        """Take the seat an invitation code was made for: a fresh token for it, the old one dead."""
+        digest = hash_token(code)
+        token = new_token()
+
+        def change(loaded: Loaded) -> Write:
+            record = loaded.record
+            found = None
+            for s in record["seats"]:
+                # Every seat is compared, so timing says nothing about which one matched.
+                if s.get("invite") and hmac.compare_digest(s["invite"], digest):
+                    found = s
+            if found is None:
+                raise errors.Forbidden(
+                    "this invitation code is not valid: claimed already, replaced, or never made"
+                )
+            seat = found["seat"]
+            _check_handable(record, seat)
+            del found["invite"]
+            found["token"] = hash_token(token)
+            if name:
+                found["name"] = name
+            events = [{"type": "claim", "seat": seat, "name": found["name"]}]
+            answer = {"seat": seat, "token": token, "name": found["name"], "version": loaded.version + 1}
+            return Write(events, answer)
+
+        return self._update(match_id, None, change)
+
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:
         def change(loaded: Loaded) -> Write:
             record = loaded.record
@@ -168,6 +213,15 @@ def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], di
             entry["name"] = s.get("name") or f"{entry['level'].capitalize()} bot"
         seats.append(entry)
     return seats, tokens
+
+
+def _check_handable(record: dict[str, Any], seat: int) -> None:
+    """A seat may be handed over while its match is not over and its person still plays it."""
+    status = match_status(record)
+    if status in ("finished", "aborted"):
+        raise errors.MatchNotActive(f"the match is {status}: its seats can no longer be handed over")
+    if record["seats"][seat].get("left") or resigned(record, seat):
+        raise errors.MatchNotActive("this seat has left the match")
 
 
 def _check_client_seed(seats: list[dict[str, Any]]) -> None:

@@ -23,6 +23,7 @@ _TARGETS = [
     ("startRound", "/rounds", "post", True),
     ("end", "/end", "post", True),
     ("leave", "/leave", "post", True),
+    ("invite", "/invite", "post", True),
 ]
 
 
@@ -52,5 +53,5 @@ def created() -> dict[str, Any]:
 
 def joined() -> dict[str, Any]:
     """Links of POST …/join: the joined seat's token."""
-    names = ("view", "act", "events", "leave", "history")
+    names = ("view", "act", "events", "leave", "invite", "history")
     return {"content_type": None, "links": _links("$request.path.match_id", "$response.body#/token", names)}

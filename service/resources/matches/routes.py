@@ -17,11 +17,14 @@ from service.resources.matches import links
 from service.resources.matches.schemas import (
     ActionHeadersSchema,
     ActionSchema,
+    ClaimedSchema,
+    ClaimSchema,
     CreatedSchema,
     CreateMatchSchema,
     EventsQuerySchema,
     EventsSchema,
     HistorySchema,
+    InvitedSchema,
     JoinedSchema,
     JoinSchema,
     StreamHeadersSchema,
@@ -226,6 +229,37 @@ class Leave(MethodView):
         """
         view = service().leave(match_id, bearer_token())
         return json_response(view, view["version"])
+
+
+@blp.route("/<match_id>/invite")
+class Invite(MethodView):
+    @_seat_call("inviteToSeat", (401, 404, 409), InvitedSchema, examples.INVITED, own=False)
+    def post(self, match_id):
+        """An invitation code that hands your seat over; your token dies when it is claimed
+
+        Give the code to the person who should play your seat (the web table's join link
+        carries it). Whoever claims it first with `POST …/claim` gets the seat with a new token
+        and yours stops working, so nobody keeps a copy of their token. A new invitation
+        replaces your last one. 409 `match_not_active` once the match is over or you left it.
+        """
+        return service().invite(match_id, bearer_token())
+
+
+@blp.route("/<match_id>/claim")
+class Claim(MethodView):
+    @blp.arguments(ClaimSchema(), example=examples.CLAIM)
+    @blp.response(200, ClaimedSchema, example=examples.CLAIMED)
+    @_errors(403, 404, 409, *BODY_ERRORS)
+    @blp.doc(operationId="claimSeat")
+    def post(self, body, match_id):
+        """Take a seat over with its invitation code: a fresh token, the old one dead
+
+        No token needed: the code is the credential, good once. The answer holds the seat's
+        new token (shown only once); the one who made the invitation can no longer read the
+        seat's hand or act in it. 403 `forbidden` for a code that was claimed, replaced or
+        never made; 409 `match_not_active` once the match is over.
+        """
+        return service().claim(match_id, body["code"], body.get("name"))
 
 
 @blp.route("/<match_id>/events")

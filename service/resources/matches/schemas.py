@@ -181,6 +181,34 @@ class JoinedSchema(Schema):
     version = ma.fields.Integer(required=True)
 
 
+class InvitedSchema(Schema):
+    """An invitation for your seat: give the code to whoever should take the seat over."""
+
+    seat = ma.fields.Integer(required=True)
+    code = ma.fields.String(
+        required=True, metadata={"description": "Shown only in this answer; claimed once with POST …/claim"}
+    )
+    version = ma.fields.Integer(required=True)
+
+
+class ClaimSchema(Schema):
+    """An invitation code to claim, and the name to sit down with (the seat's name is kept
+    without one)."""
+
+    code = ma.fields.String(required=True, validate=ma.validate.Length(min=1, max=100))
+    name = name_field()
+
+
+class ClaimedSchema(Schema):
+    """The seat taken over: its new token (shown only once; the seat's old token is dead), its
+    name and the match version."""
+
+    seat = ma.fields.Integer(required=True)
+    token = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True)
+
+
 class TurnSchema(Schema):
     """Whose turn it is, in which phase, and when the turn clock runs out (all null when nobody is to
     move)."""

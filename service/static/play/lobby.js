@@ -133,7 +133,16 @@ export function joinForm(matchId, onJoined) {
 }
 
 export function joinLink(matchId) {
-  const url = `${location.origin}/play?match=${matchId}`;
+  return linkRow("Join link:", `${location.origin}/play?match=${matchId}`);
+}
+
+// A link to hand your seat over: it carries an invitation code, not your token, so the seat
+// gets a new token when it is claimed and yours stops working (POST …/invite, …/claim).
+export function handOverLink(matchId, code) {
+  return linkRow("Hand-over link (good once):", `${location.origin}/play?match=${matchId}#invite=${encodeURIComponent(code)}`);
+}
+
+function linkRow(label, url) {
   const copy = h("button", { type: "button" }, "Copy");
   copy.addEventListener("click", async () => {
     try {
@@ -143,5 +152,5 @@ export function joinLink(matchId) {
       copy.textContent = "Select the link and copy it";
     }
   });
-  return h("div", { class: "row" }, "Join link:", h("code", { class: "link" }, url), copy);
+  return h("div", { class: "row" }, label, h("code", { class: "link" }, url), copy);
 }

@@ -4,7 +4,7 @@ import { call, errorText, follow, seats } from "./api.js";
 import { card } from "./cards.js";
 import { Compose, composeBar, stagedMelds } from "./compose.js";
 import { clear, h } from "./dom.js";
-import { joinForm, joinLink, newMatchForm } from "./lobby.js";
+import { handOverLink, joinForm, joinLink, newMatchForm } from "./lobby.js";
 import { replayEl } from "./replay.js";
 import { eventLine, roundResultEl, scoresEl, winnerEl } from "./results.js";
 import { statusEl, tableEl, tickClocks, who } from "./table.js";
@@ -21,6 +21,7 @@ const state = {
   log: [], // the latest events, newest last
   feed: "", // "stream" or "long-poll"
   replay: null, // GET …/history, once asked for
+  handOver: null, // the invitation code of a hand-over link, once asked for
 };
 
 // An action template of legal_actions (Žolíky's meld, lay_off…) has empty fields to fill in.
@@ -66,6 +67,15 @@ async function act(body) {
   }
 }
 
+async function handOver() {
+  try {
+    state.handOver = (await call("POST", `/v1/matches/${state.matchId}/invite`, { token: state.token })).code;
+  } catch (err) {
+    state.error = errorText(err);
+  }
+  render();
+}
+
 async function post(path, confirmText) {
   if (confirmText && !window.confirm(confirmText)) return;
   state.error = null;
@@ -92,6 +102,14 @@ async function refresh() {
       setView(await call("GET", `/v1/matches/${state.matchId}`, { token: state.token }));
     } while (again);
   } catch (err) {
+    if (err.status === 401 && state.token) {
+      // The seat was handed over (its invitation claimed) or freed: this page watches on.
+      seats.forget(state.matchId);
+      state.handOver = null;
+      state.error = "This page no longer holds a seat in the match: you are watching it.";
+      setTimeout(openMatch);
+      return;
+    }
     state.error = errorText(err);
     render();
   } finally {
@@ -193,6 +211,7 @@ function controls(v) {
       ? h("button", { onclick: () => post("end", "End the match now? The most rounds won wins.") }, "End match")
       : null,
     seated && !over ? h("button", { onclick: () => post("leave", v.status === "waiting" ? "Leave your seat?" : "Resign and leave?") }, v.status === "waiting" ? "Leave seat" : "Resign") : null,
+    seated && !over && !v.players[v.you].left ? h("button", { onclick: handOver }, "Hand over seat") : null,
     over ? h("button", { class: "primary", onclick: openReplay }, "Replay the match") : null,
     h("span", { class: "muted" }, state.feed ? `events: ${state.feed}` : ""),
   );
@@ -230,7 +249,13 @@ function render() {
   clear(
     app,
     state.error ? h("div", { class: "error", role: "alert", "data-testid": "error" }, state.error) : null,
+    v.seeded_by_client
+      ? h("div", { class: "notice", "data-testid": "seeded" }, "Whoever created this match chose its seed or deck: they can know every hand.")
+      : null,
     v.status === "waiting" ? h("div", { class: "notice" }, "Waiting for players. Send them the link: ", joinLink(v.id)) : null,
+    state.handOver && v.you !== null
+      ? h("div", { class: "notice" }, "Whoever opens this link takes your seat, and this page loses it: ", handOverLink(v.id, state.handOver))
+      : null,
     v.you === null && v.status === "waiting" && open ? joinForm(v.id, () => openMatch()) : null,
     h(
       "div",
@@ -289,10 +314,19 @@ async function boot() {
   }
   // A seat token handed over in the fragment (/play?match=ID#token=…, e.g. by an app that
   // created the match) moves into sessionStorage and out of the address bar.
-  const token = new URLSearchParams(location.hash.slice(1)).get("token");
-  if (token) {
-    seats.set(state.matchId, null, token);
-    history.replaceState(null, "", `/play?match=${state.matchId}`);
+  // A hand-over link (#invite=…) is claimed at once: the seat gets a token only this page holds.
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const token = fragment.get("token");
+  const invite = fragment.get("invite");
+  if (token || invite) history.replaceState(null, "", `/play?match=${state.matchId}`);
+  if (token) seats.set(state.matchId, null, token);
+  if (invite) {
+    try {
+      const claimed = await call("POST", `/v1/matches/${state.matchId}/claim`, { body: { code: invite } });
+      seats.set(state.matchId, claimed.seat, claimed.token);
+    } catch (err) {
+      state.error = `This hand-over link no longer works: ${errorText(err)}`;
+    }
   }
   await openMatch();
 }

@@ -1,0 +1,84 @@
+"""Handing a seat over: an invitation code, claimed once, gives the seat a fresh token and kills
+the old one, so whoever made the invitation can no longer read the hand or act for the seat."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api_helpers import Api, auth
+
+HUMANS = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
+
+
+@pytest.fixture
+def api(client):
+    return Api(client)
+
+
+def _invite(api: Api, match_id: str, token: str) -> str:
+    r = api.c.post(f"/v1/matches/{match_id}/invite", headers=auth(token))
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["code"]
+
+
+def test_a_claimed_invitation_gives_a_fresh_token_and_the_old_one_is_401(api):
+    created = api.create("spades", HUMANS, seed=5)
+    match_id, old = created["id"], created["seats"][1]["token"]
+    hand = api.view(match_id, old)["hand"]
+    code = _invite(api, match_id, old)
+    r = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code, "name": "Friend"})
+    assert r.status_code == 200, r.get_json()
+    claimed = r.get_json()
+    assert claimed["seat"] == 1 and claimed["name"] == "Friend" and claimed["token"] != old
+    # The friend sees the seat's hand; the old token reads nothing and acts for nobody.
+    assert api.view(match_id, claimed["token"])["hand"] == hand
+    assert api.c.get(f"/v1/matches/{match_id}", headers=auth(old)).status_code == 401
+    assert api.act(match_id, old, {"type": "resign"}).status_code == 401
+    assert api.c.get(f"/v1/matches/{match_id}/events", headers=auth(old)).status_code == 401
+    # Everyone sees the seat changed hands, under its new name.
+    last = api.events(match_id)["events"][-1]
+    assert {k: last[k] for k in ("type", "seat", "name")} == {"type": "claim", "seat": 1, "name": "Friend"}
+    assert api.view(match_id)["players"][1]["name"] == "Friend"
+
+
+def test_a_code_is_good_once_and_a_new_invitation_replaces_the_last(api):
+    created = api.create("spades", HUMANS, seed=5)
+    match_id, token = created["id"], created["seats"][2]["token"]
+    first = _invite(api, match_id, token)
+    second = _invite(api, match_id, token)
+    refused = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": first})
+    assert refused.status_code == 403 and refused.get_json()["error"] == "forbidden"
+    version = api.view(match_id)["version"]
+    taken = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": second})
+    assert taken.status_code == 200 and taken.get_json()["name"] == "Cy"  # no name: the seat keeps its own
+    again = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": second})
+    assert again.status_code == 403
+    assert api.view(match_id)["version"] == version + 1  # the refusals changed nothing
+
+
+def test_an_invitation_is_refused_once_the_seat_left_or_the_match_is_over(api):
+    created = api.create("spades", HUMANS, seed=5)
+    match_id, token = created["id"], created["seats"][0]["token"]
+    assert api.c.post(f"/v1/matches/{match_id}/invite").status_code == 401
+    assert api.c.post(f"/v1/matches/{match_id}/leave", headers=auth(token)).status_code == 200
+    r = api.c.post(f"/v1/matches/{match_id}/invite", headers=auth(token))
+    assert r.status_code == 409 and r.get_json()["error"] == "match_not_active"
+
+
+def test_the_feed_of_the_inviter_ends_at_the_claim(api):
+    created = api.create("spades", HUMANS, seed=5)
+    match_id, old = created["id"], created["seats"][3]["token"]
+    after = api.events(match_id)["events"][-1]["seq"]
+    code = _invite(api, match_id, old)
+    resp = api.c.get(f"/v1/matches/{match_id}/stream?after={after}", headers=auth(old), buffered=False)
+    stream = iter(resp.response)
+    next(stream)  # the retry line: the stream is open
+    claimed = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code}).get_json()
+    new_token = claimed["token"]
+    # The new holder plays; the old feed has ended with the claim and saw none of it.
+    view = api.view(match_id, new_token)
+    text = "".join(c.decode() if isinstance(c, bytes) else c for c in stream)
+    resp.close()
+    kinds = [line[7:] for line in text.splitlines() if line.startswith("event: ")]
+    assert kinds[-1] == "claim", kinds  # the stream closed right after it
+    assert view["you"] == 3
