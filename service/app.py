@@ -20,7 +20,7 @@ from service import errors
 from service.cluster import state_client
 from service.config import Config
 from service.errors import ApiError
-from service.extensions import Api, current_request, error_response
+from service.extensions import Api, bearer_or_none, current_request, error_response
 from service.matches import MatchService
 from service.store import RateCheck, RateLimited, Store, connect
 from workers.queue import JobQueue, make_queue
@@ -64,6 +64,7 @@ STATUS: dict[type[Exception], int] = {
     errors.IdempotencyInProgress: 409,
     errors.IdempotencyKeyReused: 422,
     errors.InvalidRequest: 422,
+    errors.QuotaExceeded: 429,
     errors.DomainError: 409,
     engine_errors.EngineError: 422,
     engine_errors.NotYourTurn: 409,
@@ -181,6 +182,12 @@ def _install_error_handlers(app: Flask) -> None:
     def _domain_error(e: errors.DomainError):
         return error_response(status_of(e), e.error, e.message, e.errors)
 
+    @app.errorhandler(errors.QuotaExceeded)
+    def _quota_exceeded(e: errors.QuotaExceeded):
+        return error_response(
+            429, e.error, e.message, headers={"Retry-After": str(e.retry_after)}, quota=e.quota
+        )
+
     @app.errorhandler(engine_errors.EngineError)
     def _engine_error(e: engine_errors.EngineError):
         return error_response(status_of(e), e.error, str(e))
@@ -205,7 +212,8 @@ def _install_error_handlers(app: Flask) -> None:
 
 
 def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
-    """`CARDTABLE_RATE_LIMIT` requests a second per seat token, else per client address.
+    """`CARDTABLE_RATE_LIMIT` requests a second per seat token, else per client address; and
+    `CARDTABLE_ADDRESS_RATE_LIMIT` per address in all, seat tokens included.
 
     A token counts as its own only once the match it names shows it belongs to one of its
     seats: any other token (made up, another match's, for no match at all) counts against the
@@ -216,7 +224,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     once. While Redis is away the catalogue, the spec and the docs still answer: their count is
     skipped rather than turned into a 503.
     """
-    limit = config.RATE_LIMIT
+    limit, address_limit = config.RATE_LIMIT, config.address_rate_limit
     if limit <= 0:
         return
 
@@ -229,9 +237,9 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         window, endpoint = int(time.time()), req.endpoint or "unknown"
         view_args = req.view_args
         if view_args and "match_id" in view_args:
-            token = _bearer_or_none()
+            token = bearer_or_none()
             digest = hashlib.sha256(token.encode()).hexdigest() if token else None
-            svc.store.defer_rate(RateCheck(address, digest, window, endpoint, limit))
+            svc.store.defer_rate(RateCheck(address, digest, window, endpoint, limit, address_limit))
             return
         try:
             count = svc.store.hit_rate(address, window, endpoint)
@@ -255,12 +263,6 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     @app.teardown_request
     def _forget_rate(exc):
         svc.store.forget_rate()  # never carry a count over to this thread's next request
-
-
-def _bearer_or_none() -> str | None:
-    """The bearer token of the request, or None (no header, or not 'Bearer <token>')."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return (token.strip() or None) if scheme.lower() == "bearer" else None
 
 
 def _rate_limited_response(e: RateLimited) -> Response:

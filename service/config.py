@@ -10,9 +10,18 @@
 | `CARDTABLE_FINISHED_TTL` | `604800` | seconds a finished or aborted match is kept (7 days) |
 | `CARDTABLE_IDLE_TTL` | `2592000` | seconds a match with no change is kept (30 days) |
 | `CARDTABLE_BOT_DELAY` | `0` | seconds a bot waits before moving, so people can follow |
-| `CARDTABLE_RATE_LIMIT` | `100` | requests a second per seat token (else per address); 0: off |
+| `CARDTABLE_RATE_LIMIT` | `100` | requests a second per seat token, and per address without one; 0: off |
+| `CARDTABLE_ADDRESS_RATE_LIMIT` | `0` | requests a second per address, seat tokens included; 0: twice that |
+| `CARDTABLE_ANONYMOUS_BOT_MATCHES` | `2` | live matches with no human seat an address may hold; 0: none |
+| `CARDTABLE_ANONYMOUS_WAITING_MATCHES` | `10` | live waiting matches one address may hold |
+| `CARDTABLE_WAITING_TTL` | `3600` | seconds a waiting match is kept after its last join (or leave) |
+| `CARDTABLE_MAX_JOINS` | `50` | joins one match takes while it waits (leaving and joining again count) |
+| `CARDTABLE_MAX_VERSIONS` | `20000` | changes one match takes; the one that reaches it aborts the match |
+| `CARDTABLE_LOW_PRIORITY_AFTER` | `2000` | versions after which a match's bot turns wait in the low queue |
+| `CARDTABLE_HINTS_AT_ONCE` | `1` | hints one API process computes at a time; more wait, then 429 |
+| `CARDTABLE_METRICS_TOKEN` | none | when set, `/metrics` needs `Authorization: Bearer <it>` |
 | `CARDTABLE_MAX_BODY` | `65536` | largest request body in bytes; larger is 413 `payload_too_large` |
-| `CARDTABLE_QUEUE` | `cardtable` | name of the RQ queue for bot turns and turn clocks |
+| `CARDTABLE_QUEUE` | `cardtable` | RQ queue of bot turns and clocks; `<it>-low`: bot-only and long matches |
 | `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
 | `CARDTABLE_SWEEP_GRACE` | `5` | seconds past its time before the sweeper re-enqueues a bot turn or clock |
 | `CARDTABLE_SWEEP_INTERVAL` | `2` | seconds between two sweeps (one worker sweeps at a time) |
@@ -54,6 +63,20 @@ class Config:
     # stream lasts before the client reconnects with Last-Event-ID.
     MAX_WAIT: int = 30
     STREAM_SECONDS: int = 300
+    # What one caller may take of the service (docs/api.md, "Limits").
+    ADDRESS_RATE_LIMIT: int = 0
+    ANONYMOUS_BOT_MATCHES: int = 2
+    ANONYMOUS_WAITING_MATCHES: int = 10
+    WAITING_TTL: int = 3600
+    MAX_JOINS: int = 50
+    MAX_VERSIONS: int = 20_000
+    LOW_PRIORITY_AFTER: int = 2000
+    HINTS_AT_ONCE: int = 1
+    METRICS_TOKEN: str = ""
+
+    @property
+    def address_rate_limit(self) -> int:
+        return self.ADDRESS_RATE_LIMIT or 2 * self.RATE_LIMIT
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:

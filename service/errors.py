@@ -53,6 +53,16 @@ class StaleVersion(DomainError, error="version_conflict"): ...
 # fmt: on
 
 
+class QuotaExceeded(DomainError, error="quota_exceeded"):
+    """A caller holds as much of something as it may (live bot-only matches, waiting matches):
+    `quota` names it, `retry_after` says when to look again."""
+
+    def __init__(self, quota: str, message: str, retry_after: int = 60):
+        super().__init__(message)
+        self.quota = quota
+        self.retry_after = retry_after
+
+
 class VersionConflict(DomainError, error="version_conflict"):
     """Other writers kept getting in first: the retries ran out."""
 

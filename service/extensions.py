@@ -56,6 +56,9 @@ class ErrorSchema(Schema):
     message = ma.fields.String(required=True, metadata={"description": "What went wrong, for people"})
     error = ma.fields.String(required=True, metadata={"description": "Machine id, e.g. illegal_action"})
     errors = ma.fields.Dict(metadata={"description": "Field details for validation errors"})
+    quota = ma.fields.String(
+        metadata={"description": "With quota_exceeded: the quota that refused, e.g. bot_matches"}
+    )
 
 
 # One typical message per status, for the examples of the declared error answers.
@@ -91,12 +94,20 @@ def declare_errors(blp, *codes: int):
     return deco
 
 
-def error_response(status: int, error: str, message: str, errors=None, headers=None):
+def bearer_or_none() -> str | None:
+    """The bearer token of the request, or None (no header, or not 'Bearer <token>')."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def error_response(status: int, error: str, message: str, errors=None, headers=None, quota=None):
     from http import HTTPStatus
 
     payload = {"code": status, "status": HTTPStatus(status).phrase, "message": message, "error": error}
     if errors:
         payload["errors"] = errors
+    if quota:
+        payload["quota"] = quota
     resp = jsonify(payload)
     resp.status_code = status
     for k, v in (headers or {}).items():

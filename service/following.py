@@ -9,7 +9,7 @@ from typing import Any
 from engines.base import Game, Step, View, redact_event
 from service import errors, hints
 from service.match_core import MatchCore, facts, game_of, host_seat, match_status, resigned
-from service.store import Loaded, channel
+from service.store import EVENTS_PAGE, Loaded, channel
 from service.waiters import Waiter
 
 
@@ -94,8 +94,10 @@ class FollowingMixin(MatchCore):
         wait: float,
         client: Any = None,
         loaded: Loaded | None = None,
-    ) -> tuple[list[dict], int]:
-        """Events after `after` as `holder`'s seat may see them, long-polling up to `wait` seconds.
+        limit: int = EVENTS_PAGE,
+    ) -> tuple[list[dict], int, int | None]:
+        """Events after `after` as `holder`'s seat may see them, long-polling up to `wait`
+        seconds: at most `limit` of them, and the seq to ask after next when more follow.
 
         The wait registers with the process's one subscription (service/waiters.py) and
         holds no Redis connection; `client` (the client's socket) ends it when the client
@@ -113,7 +115,10 @@ class FollowingMixin(MatchCore):
                 raw, now = self.store.events_since(match_id, after)
                 if not raw:
                     raw, now = self._wait_events(match_id, after, wait, waiter)
-        return self._served(match_id, holder, raw), version if now is None else now
+        more = len(raw) > limit
+        served = self._served(match_id, holder, raw[:limit])
+        next_after = served[-1]["seq"] if more and not holder.lost else None
+        return served, version if now is None else now, next_after
 
     def stream_events(self, match_id: str, holder: Holder, after: int, wait: float, waiter: Waiter) -> list:
         """For a stream, which keeps `waiter` registered all its life: the next events after

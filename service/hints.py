@@ -9,6 +9,7 @@ so the match's version moves on like for any other change.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,19 @@ HINTS_OPTION = Option(
 
 # How often a hint is computed again when the match changed while it was being computed.
 _RETRIES = 4
+# How long a hint waits for the process's budget (CARDTABLE_HINTS_AT_ONCE) before a 429.
+_BUDGET_WAIT = 2.0
+_budget: threading.BoundedSemaphore | None = None
+_budget_size = 0
+
+
+def _hint_budget(size: int) -> threading.BoundedSemaphore:
+    """The process's hint budget: at most `size` hints computed at once (created on first use,
+    after gevent has patched threading)."""
+    global _budget, _budget_size
+    if _budget is None or _budget_size != size:
+        _budget, _budget_size = threading.BoundedSemaphore(max(size, 1)), size
+    return _budget
 
 
 def split_options(options: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -52,6 +66,20 @@ def hints_used(record: dict[str, Any], seat: int) -> int:
     return used[seat] if seat < len(used) else 0
 
 
+def compute_within(budget: int, game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
+    """`compute` within the process's budget of hints at once: a hint is tens of milliseconds
+    of CPU in the web process, and a burst of them must not starve the moves (429 beyond it)."""
+    semaphore = _hint_budget(budget)
+    if not semaphore.acquire(timeout=_BUDGET_WAIT):
+        raise errors.QuotaExceeded(
+            "hints_at_once", "this server is computing as many hints as it can; try again", retry_after=1
+        )
+    try:
+        return compute(game_id, view)
+    finally:
+        semaphore.release()
+
+
 def compute(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     """The hint for a seat's game view, off the event loop when the process runs gevent.
 
@@ -73,7 +101,15 @@ def compute(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def give_hint(svc: m.MatchCore, match_id: str, token: str | None) -> dict[str, Any]:
-    """The hint for the token's seat; counts it. Errors as docs/api.md "Hints" lists them."""
+    """The hint for the token's seat; counts it. Errors as docs/api.md "Hints" lists them.
+
+    One hint a turn: asked again before the match changes, the same hint is answered from the
+    match as stored, computing nothing, adding no event and moving no version."""
+    loaded = svc.load(match_id)
+    seat = svc.authenticate(loaded.record, token)
+    given = loaded.record.get("hint")
+    if given and given["seat"] == seat and given["version"] == loaded.version:
+        return given["answer"]
 
     def change(loaded: Loaded) -> m.Write:
         record = loaded.record
@@ -87,13 +123,14 @@ def give_hint(svc: m.MatchCore, match_id: str, token: str | None) -> dict[str, A
         game = m.game_of(record)
         if game.to_move(record["state"]) != seat:
             raise errors.NotYourTurn("it is not your turn: a hint is for the seat to move")
-        found = compute(game.id, game.view(record["state"], seat))
+        found = compute_within(svc.config.HINTS_AT_ONCE, game.id, game.view(record["state"], seat))
         used = list(record.get("hints_used") or [0] * len(record["seats"]))
         used[seat] += 1
         record["hints_used"] = used
         events: list[dict[str, Any]] = [{"type": "hint", "seat": seat, "hints_used": used[seat]}]
-        return m.Write(
-            events, {**found, "seat": seat, "hints_used": used[seat], "version": loaded.version + 1}
-        )
+        answer = {**found, "seat": seat, "hints_used": used[seat], "version": loaded.version + 1}
+        # Kept with the match (never shown but to this seat, by this call) until it changes.
+        record["hint"] = {"seat": seat, "version": loaded.version + 1, "answer": answer}
+        return m.Write(events, answer)
 
-    return svc._update(match_id, None, change, retries=_RETRIES)
+    return svc._update(match_id, loaded, change, retries=_RETRIES)

@@ -19,6 +19,7 @@ from engines.base import Game, Step
 from engines.registry import GAMES
 from service import errors, hints
 from service.config import Config
+from service.quotas import Quotas
 from service.store import Loaded, Store
 
 # How often a change is re-applied when another writer got in first (no If-Match given).
@@ -47,6 +48,7 @@ class MatchCore:
         self.config = config
         self.queue = queue
         self.waiters = store.hub()
+        self.quotas = Quotas(store.state, config.IDLE_TTL)
 
     def load(self, match_id: str, events_after: int | None = None) -> Loaded:
         """The match; with `events_after`, its events after that seq read in the same round trip."""
@@ -93,6 +95,9 @@ class MatchCore:
     def _ttl(self, status: str) -> int:
         if status in ("finished", "aborted"):
             return self.config.FINISHED_TTL
+        if status == "waiting":
+            # A waiting match nobody joins or leaves for this long is gone (and out of the lobby).
+            return self.config.WAITING_TTL
         return self.config.IDLE_TTL
 
     @staticmethod
@@ -105,6 +110,8 @@ class MatchCore:
         writer got in first; hand the next bot turn or clock to the workers once stored.
         `step`: the engine's Step for the change (asked of the engine here otherwise)."""
         version, before = (loaded.version, loaded.events) if loaded is not None else (None, 0)
+        if version is not None and version + 1 >= self.config.MAX_VERSIONS:
+            events = self._too_long(record, events, step)
         self._seq(events, before)
         step = step or facts(record)
         new_clock = update_clock(record, step)
@@ -120,6 +127,17 @@ class MatchCore:
                 self.store.archive(match_id, new)
         return ok
 
+    def _too_long(self, record: dict[str, Any], events: list[dict[str, Any]], step: Step | None) -> list:
+        """The change that brings a match to CARDTABLE_MAX_VERSIONS is its last: it is stored,
+        and the match is aborted with it (docs/api.md, "Limits"), so no loop of moves, joins or
+        hints grows one match without end."""
+        if match_status(record, step) in ("finished", "aborted"):
+            return events
+        record["status"] = "aborted"
+        limit = self.config.MAX_VERSIONS
+        over = {"type": "match_over", "winners": [], "reason": "too_long", "limit": limit}
+        return [*events, over]
+
     def _after_commit(
         self, match_id: str, record: dict[str, Any], version: int, new_clock: bool, job: str | None
     ) -> None:
@@ -130,7 +148,7 @@ class MatchCore:
             clock = record["clock"]
             self.queue.enqueue_clock(match_id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
         if job == "bot":
-            self.queue.enqueue_bot(match_id, version)
+            self.queue.enqueue_bot(match_id, version, low=low_priority(record, version, self.config))
 
     def _due(self, record: dict[str, Any], job: str | None) -> float | None:
         """When the sweeper should look at the match if no worker has moved it by then."""
@@ -211,6 +229,12 @@ def pending_job(record: dict[str, Any], step: Step | None = None) -> str | None:
         return "bot"
     clock = record.get("clock")
     return "clock" if clock and clock["seat"] == seat else None
+
+
+def low_priority(record: dict[str, Any], version: int, config: Config) -> bool:
+    """Whether the match's bot turns may wait behind those of matches people are playing: no
+    person plays in it (a bot-only table, or every human gone), or it is very long."""
+    return version >= config.LOW_PRIORITY_AFTER or host_seat(record) is None
 
 
 def hash_token(token: str) -> str:

@@ -21,20 +21,23 @@ def render(svc) -> str:
         kind, _, endpoint = key.partition(":")
         if kind == "requests":
             lines.append(f'cardtable_requests_total{{endpoint="{endpoint}"}} {int(value)}')
-    queue = svc.queue.queue
+    queues = svc.queue.queues
     lines += [
-        "# HELP cardtable_queue_jobs Queue depth: jobs waiting in the bot and clock queue.",
+        "# HELP cardtable_queue_jobs Queue depth: jobs waiting in the bot and clock queues (both).",
         "# TYPE cardtable_queue_jobs gauge",
-        f"cardtable_queue_jobs {len(queue)}",
+        f"cardtable_queue_jobs {sum(len(q) for q in queues)}",
+        "# HELP cardtable_low_priority_jobs Of those, bot turns of bot-only and long matches.",
+        "# TYPE cardtable_low_priority_jobs gauge",
+        f"cardtable_low_priority_jobs {len(svc.queue.low)}",
         "# HELP cardtable_scheduled_jobs Turn clocks and delayed bot moves waiting for their time.",
         "# TYPE cardtable_scheduled_jobs gauge",
-        f"cardtable_scheduled_jobs {len(ScheduledJobRegistry(queue=queue))}",
+        f"cardtable_scheduled_jobs {sum(len(ScheduledJobRegistry(queue=q)) for q in queues)}",
         "# HELP cardtable_failed_jobs Jobs in RQ's failed registry.",
         "# TYPE cardtable_failed_jobs gauge",
-        f"cardtable_failed_jobs {len(FailedJobRegistry(queue=queue))}",
+        f"cardtable_failed_jobs {sum(len(FailedJobRegistry(queue=q)) for q in queues)}",
         "# HELP cardtable_workers RQ workers alive.",
         "# TYPE cardtable_workers gauge",
-        f"cardtable_workers {Worker.count(queue=queue)}",
+        f"cardtable_workers {Worker.count(queue=svc.queue.queue)}",
     ]
     lines += _healing(svc, counters)
     lines += _waiter_lines(svc)
@@ -43,7 +46,7 @@ def render(svc) -> str:
 
 def _healing(svc, counters: dict[str, float]) -> list[str]:
     """The sweeper, the bots' fallbacks and how long a bot's turn takes (docs/api.md)."""
-    total, overdue = svc.store.due_counts(time.time())
+    total, overdue = svc.store.due.counts(time.time())
     lines = [
         "# HELP cardtable_due_matches Matches waiting for a bot or a turn clock (the sweeper's index).",
         "# TYPE cardtable_due_matches gauge",

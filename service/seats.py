@@ -19,7 +19,9 @@ RESIGN = {"type": "resign"}
 
 
 class SeatsMixin(FollowingMixin):
-    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+    def create(self, body: dict[str, Any], owner: str | None = None) -> dict[str, Any]:
+        """A new match. `owner`: the anonymous caller (service/quotas.py) whose limits on live
+        bot-only and waiting matches it counts against; None for the service's own callers."""
         game = GAMES[body["game"]]
         seats_in = body["seats"]
         options = match_options(game, body.get("options") or {}, len(seats_in))
@@ -51,11 +53,14 @@ class SeatsMixin(FollowingMixin):
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
             events += self._start(record)
+        held = self._take_quotas(owner, match_id, record) if owner is not None else []
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
             LobbyIndex(self.store.redis).add(match_id, record)
         if not self._commit(match_id, None, record, events):
+            for kind in held:
+                self.quotas.release(owner or "", kind, match_id)
             raise errors.Conflict("match id collision, try again")
         return {
             "id": match_id,
@@ -69,6 +74,42 @@ class SeatsMixin(FollowingMixin):
             ],
             "version": 0,
         }
+
+    def _take_quotas(self, owner: str, match_id: str, record: dict[str, Any]) -> list[str]:
+        """Count a new match against its anonymous creator's limits (docs/api.md, "Limits"):
+        live matches with no human seat (bots only: they take worker time while nobody plays)
+        and live waiting matches. The kinds taken, to give back should the commit fail."""
+        taken = []
+        if all(s["kind"] == "bot" for s in record["seats"]):
+            limit = self.config.ANONYMOUS_BOT_MATCHES
+            message = (
+                f"an address without an app key may hold {limit} live matches with no human seat"
+                " (CARDTABLE_ANONYMOUS_BOT_MATCHES); wait for one to end"
+            )
+            self.quotas.take(owner, "bot_matches", match_id, limit, self._live, message)
+            taken.append("bot_matches")
+        if record["status"] == "waiting":
+            limit = self.config.ANONYMOUS_WAITING_MATCHES
+            message = (
+                f"an address without an app key may hold {limit} waiting matches"
+                " (CARDTABLE_ANONYMOUS_WAITING_MATCHES); start or leave one first"
+            )
+            try:
+                self.quotas.take(owner, "waiting_matches", match_id, limit, self._waiting, message)
+            except errors.QuotaExceeded:
+                for kind in taken:
+                    self.quotas.release(owner, kind, match_id)
+                raise
+            taken.append("waiting_matches")
+        return taken
+
+    def _live(self, match_id: str) -> bool | None:
+        loaded = self.store.load(match_id)
+        return None if loaded is None else match_status(loaded.record) not in ("finished", "aborted")
+
+    def _waiting(self, match_id: str) -> bool | None:
+        loaded = self.store.load(match_id)
+        return None if loaded is None else loaded.record["status"] == "waiting"
 
     def _check_deck(self, game: Any, options: dict[str, Any], deck: list[str]) -> None:
         if not self.config.ALLOW_STACKED_DECK:
@@ -85,6 +126,12 @@ class SeatsMixin(FollowingMixin):
             record = loaded.record
             if record["status"] != "waiting":
                 raise errors.MatchNotActive("this match has no open seat to join")
+            if record["joins"] >= self.config.MAX_JOINS:
+                # Each join mints a token (and its own rate allowance): a join-and-leave loop
+                # must end somewhere.
+                raise errors.MatchNotActive(
+                    f"this match has been joined {record['joins']} times, its limit; create a new one"
+                )
             seat = next(s for s in record["seats"] if s["kind"] == "open")
             token = new_token()
             record["joins"] += 1

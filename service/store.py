@@ -21,7 +21,8 @@ from redis.cluster import RedisCluster
 
 from service import codec
 from service.cluster import Group, Router, pack_commands
-from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE, RESCHEDULE
+from service.due_index import DUE_KEY, DueIndex
+from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
 from service.waiters import ClusterHub, Hub
 
 IN_PROGRESS = "in-progress"
@@ -33,12 +34,10 @@ METRICS_KEY = "ct:metrics"
 # On a cluster the counters every request bumps are split over this many hashes, each under its
 # own hash tag, so no one node takes them all (Store.metrics adds them up).
 SHARDS = 64
-# Matches that may need a worker (a bot's turn, a turn clock), scored by when the sweeper
-# should look at them (docs/architecture.md, "No match stalls"). One key for all matches, so
-# outside the `{m:<id>}` hash tags and written beside the commit, never inside its script. It
-# lives on the queue Redis (REDIS_URL) with the jobs it guards, never on a state cluster, where
-# it would be one hot key (docs/deployment.md).
-DUE_KEY = "ct:due"
+# The most events one read of a feed takes: a page of /events (docs/api.md, "Limits") and one
+# more, which tells whether more follow. History reads them all.
+EVENTS_PAGE = 1000
+READ_EVENTS = EVENTS_PAGE + 1
 
 
 class RateLimited(Exception):
@@ -51,15 +50,18 @@ class RateLimited(Exception):
 
 class RateCheck(NamedTuple):
     """One request's rate-limit count, deferred so it rides in the same round trip as the match
-    load (see Store.defer_rate). With a bearer token it is counted on that token, once the load
-    shows the token belongs to a seat of the match; otherwise (no token, a wrong one, no such
-    match) on the client's address, so a made-up token never buys a fresh allowance."""
+    load (see Store.defer_rate). It always counts on the client's address. With a bearer token
+    that the load shows belongs to a seat of the match, the token has `limit` of its own and
+    the address `address_limit` in all, so the tokens of a whole table handed to one address
+    do not multiply its allowance; otherwise (no token, a wrong one, no such match) the
+    address has `limit`, so a made-up token never buys a fresh allowance."""
 
     address: str
     token_digest: str | None  # SHA-256 of the bearer token, as the record keeps it
     window: int
     endpoint: str
     limit: int
+    address_limit: int
 
     @property
     def first_id(self) -> str:
@@ -95,18 +97,26 @@ def connect(url: str) -> redis.Redis:
     )
 
 
-def _events(raw: list[bytes], archived: bytes | None, after: int) -> list[dict[str, Any]]:
-    """The events after `after` from an LRANGE of the list, or from the archive once folded."""
+def _events(raw: list[bytes], archived: bytes | None, after: int, count: int | None) -> list[dict[str, Any]]:
+    """The events after `after` (at most `count` of them, None: all) from an LRANGE of the
+    list, or from the archive once folded."""
     if not raw and archived is not None:
-        return codec.loads(zlib.decompress(archived))[max(after, 0) :]
+        start = max(after, 0)
+        return codec.loads(zlib.decompress(archived))[start : None if count is None else start + count]
     return [codec.loads(e) for e in raw]
+
+
+def _range(after: int, count: int | None) -> tuple[int, int]:
+    """LRANGE's bounds for the events after seq `after`, at most `count` of them."""
+    start = max(after, 0)
+    return start, -1 if count is None else start + count - 1
 
 
 def _loaded(replies: list[Any], events_after: int | None) -> Loaded | None:
     v, n, data = replies[0]
     if data is None:
         return None
-    after = None if events_after is None else _events(replies[1], replies[2], events_after)
+    after = None if events_after is None else _events(replies[1], replies[2], events_after, READ_EVENTS)
     return Loaded(codec.loads(data), int(v), int(n), after)
 
 
@@ -159,7 +169,7 @@ class Store:
         self._claim = self.state.register_script(CLAIM)
         self._archive = self.state.register_script(ARCHIVE)
         self._release = self.state.register_script(RELEASE)
-        self._reschedule = client.register_script(RESCHEDULE)
+        self.due = DueIndex(client)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent
@@ -250,20 +260,31 @@ class Store:
         key = _key(match_id, "match")
         reads: list[tuple] = [("HMGET", key, "v", "n", "data")]
         if events_after is not None:
-            reads += [("LRANGE", _key(match_id, "events"), max(events_after, 0), -1), ("HGET", key, "z")]
+            reads += [
+                ("LRANGE", _key(match_id, "events"), *_range(events_after, READ_EVENTS)),
+                ("HGET", key, "z"),
+            ]
         pending = _pending_rate.get()
         if pending is None:
             (replies,) = self._exchange([(key, reads)], retry=True)
             return _loaded(replies, events_after)
         _pending_rate.set(None)
-        (count, *_), replies = self._exchange(
-            [self._count_group(pending.first_id, pending.window, pending.endpoint), (key, reads)], retry=True
-        )
+        counts = [self._count_group(pending.first_id, pending.window, pending.endpoint)]
+        if pending.token_digest:
+            counts.append(self._address_group(pending))
+        *counted, replies = self._exchange([*counts, (key, reads)], retry=True)
         loaded = _loaded(replies, events_after)
-        if pending.token_digest and not _holds_token(loaded.record if loaded else None, pending.token_digest):
-            # Not a token of this match: the request counts against the address instead.
-            count = self._count_address(pending)
-        if count > pending.limit:
+        first = int(counted[0][0])
+        if not pending.token_digest:
+            if first > pending.limit:
+                raise RateLimited(pending.limit)
+        elif _holds_token(loaded.record if loaded else None, pending.token_digest):
+            if first > pending.limit:
+                raise RateLimited(pending.limit)
+            if int(counted[1][0]) > pending.address_limit:
+                raise RateLimited(pending.address_limit)
+        elif int(counted[1][0]) > pending.limit:
+            # Not a token of this match: the request counts as one without a token would.
             raise RateLimited(pending.limit)
         return loaded
 
@@ -352,18 +373,19 @@ class Store:
         return bool(replies[0]), int(replies[1]) if wait else 0
 
     def events(self, match_id: str, after: int) -> list[dict[str, Any]]:
-        """Stored events with seq > after (seq counts from 1)."""
-        return self.events_since(match_id, after)[0]
+        """Every stored event with seq > after (seq counts from 1)."""
+        return self.events_since(match_id, after, None)[0]
 
-    def events_since(self, match_id: str, after: int) -> tuple[list[dict[str, Any]], int | None]:
-        """Stored events with seq > after, and the match's version read with them (None when
-        the match is gone), in one round trip on the hot path's connections: every woken
-        waiter makes this read."""
-        after = max(after, 0)
+    def events_since(
+        self, match_id: str, after: int, count: int | None = READ_EVENTS
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Stored events with seq > after (at most `count`, None: all), and the match's version
+        read with them (None when the match is gone), in one round trip on the hot path's
+        connections: every woken waiter makes this read."""
         events, match = _key(match_id, "events"), _key(match_id, "match")
-        read = [("LRANGE", events, after, -1), ("HGET", match, "z"), ("HGET", match, "v")]
+        read = [("LRANGE", events, *_range(after, count)), ("HGET", match, "z"), ("HGET", match, "v")]
         ((raw, archived, version),) = self._exchange([(match, read)], retry=True)
-        return _events(raw, archived, after), None if version is None else int(version)
+        return _events(raw, archived, after, count), None if version is None else int(version)
 
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.
@@ -413,12 +435,11 @@ class Store:
         ((count, *_),) = self._exchange([group], retry=True)
         return int(count)
 
-    def _count_address(self, check: RateCheck) -> int:
-        """Count on the address a request first counted on a token that proved not to be a
-        seat's (its metrics were counted then: only the rate count here)."""
+    def _address_group(self, check: RateCheck) -> Group:
+        """The address's count of a request counted on its token too (its metrics are counted
+        with the token's: only the rate count here)."""
         key, commands = self._count_group(_rate_id("a", check.address), check.window, check.endpoint)
-        ((count, *_),) = self._exchange([(key, commands[:2])], retry=True)
-        return int(count)
+        return key, commands[:2]
 
     def defer_rate(self, check: RateCheck) -> None:
         """Count this request with the next match load, which then raises RateLimited if over."""
@@ -465,25 +486,6 @@ class Store:
             p.hincrbyfloat(key, f"{name}_sum", value)
             p.hincrby(key, f"{name}_count", 1)
             p.execute()
-
-    # --- the due index (see DUE_KEY) ------------------------------------------
-    def due_matches(self, now: float, limit: int) -> list[tuple[str, float]]:
-        """Up to `limit` matches whose time to be looked at has come, earliest first."""
-        rows: list[Any] = self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit, withscores=True)
-        return [(m.decode() if isinstance(m, bytes) else str(m), float(score)) for m, score in rows]
-
-    def reschedule(self, match_id: str, seen: float, score: float | None) -> bool:
-        """Move (or, with None, drop) an entry the sweeper looked at, unless a commit moved it."""
-        new = "" if score is None else f"{score:.3f}"
-        return bool(self._reschedule(keys=[DUE_KEY], args=[match_id, repr(seen), new]))
-
-    def due_counts(self, now: float) -> tuple[int, int]:
-        """Entries in the due index, and those whose time has come."""
-        with self.redis.pipeline(transaction=False) as p:
-            p.zcard(DUE_KEY)
-            p.zcount(DUE_KEY, "-inf", now)
-            total, overdue = p.execute()
-        return int(total), int(overdue)
 
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis spends on a match's state and events (for benchmarks)."""

@@ -29,7 +29,16 @@ def redis_url():
 
 @pytest.fixture(scope="session")
 def config(redis_url):
-    return Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=True, BOT_DELAY=0.0, RATE_LIMIT=0)
+    # The whole run creates its matches from one address: the per-address limits on live
+    # matches are tested with their own apps (tests/test_caller_limits.py).
+    return Config(
+        REDIS_URL=redis_url,
+        ALLOW_STACKED_DECK=True,
+        BOT_DELAY=0.0,
+        RATE_LIMIT=0,
+        ANONYMOUS_BOT_MATCHES=100_000,
+        ANONYMOUS_WAITING_MATCHES=100_000,
+    )
 
 
 def worker_env(redis_url: str, **extra: str) -> dict[str, str]:

@@ -265,8 +265,14 @@ def test_rate_limit_is_429_with_retry_after(redis_url):
             limited = c.get(path, headers=auth(token))
         body = limited.get_json()
         assert body["error"] == "rate_limited" and int(limited.headers["Retry-After"]) >= 1
-    # Another client (another token) is not limited by the first one's traffic.
-    assert c.get(f"/v1/matches/{match_id}", headers=auth(created["seats"][1]["token"])).status_code == 200
+    # Another client (another token, from its own address) is not limited by the first one's traffic.
+    other = {"REMOTE_ADDR": "127.0.0.2"}
+    assert (
+        c.get(
+            f"/v1/matches/{match_id}", headers=auth(created["seats"][1]["token"]), environ_base=other
+        ).status_code
+        == 200
+    )
     # Health checks are never limited.
     assert all(c.get("/healthz").status_code == 200 for _ in range(8))
 

@@ -82,8 +82,8 @@ def test_a_long_poll_woken_after_its_seat_changed_hands_answers_up_to_the_leave(
     _join(api, match_id, "Di")
     _join(api, match_id, "Ed")
     new_hand = api.view(match_id, newcomer["token"])["hand"]
-    events, _ = svc.events(match_id, holder, after, 5.0, None, loaded)
-    assert [e["type"] for e in events] == ["leave"] and holder.lost
+    events, _, next_after = svc.events(match_id, holder, after, 5.0, None, loaded)
+    assert [e["type"] for e in events] == ["leave"] and holder.lost and next_after is None
     assert not any(card in json.dumps(events) for card in new_hand)
 
 

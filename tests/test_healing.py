@@ -134,7 +134,7 @@ def test_matches_finish_exactly_once_after_a_worker_is_killed_mid_bot_play(priva
     replay_all(svc, match_ids)
     assert counters(private_redis).get("bot_fallbacks", 0) == 0
     # Finished matches leave the sweeper's index once it has looked at them.
-    wait_for(lambda: svc.store.due_counts(time.time()) == (0, 0), 15, "the due index to empty")
+    wait_for(lambda: svc.store.due.counts(time.time()) == (0, 0), 15, "the due index to empty")
 
 
 @pytest.mark.slow
@@ -279,7 +279,7 @@ def test_sweeper_leaves_a_backlog_alone_and_recovers_a_job_a_dead_worker_fetched
     from workers.sweeper import sweep
 
     svc = service(private_redis, SWEEP_GRACE=0.2)
-    queue = svc.queue.queue
+    queue = svc.queue.low  # a bot-only match's turns wait behind those of matches with people
     match_id = bot_match(svc, 4)  # no worker runs: the first bot turn waits in the queue
     job_id = f"bot-{match_id}-0"
     time.sleep(0.3)

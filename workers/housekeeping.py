@@ -25,6 +25,7 @@ from rq.scripts import acquire_or_refresh_lock, release_lock
 from rq.serializers import JSONSerializer
 
 from service.config import Config
+from workers.queue import queue_names
 
 log = logging.getLogger("cardtable.housekeeper")
 
@@ -44,8 +45,10 @@ class Housekeeper(threading.Thread):
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.lock_key = RQScheduler.get_locking_key(queue_name)
         self.client = redis.Redis.from_url(config.REDIS_URL)
+        # One lock (the first queue's) guards the scheduling of both queues.
+        self.queue_names = queue_names(queue_name)
         self.scheduler = RQScheduler(
-            [queue_name], connection=self.client, serializer=JSONSerializer, name=self.owner
+            self.queue_names, connection=self.client, serializer=JSONSerializer, name=self.owner
         )
         self.stopping = threading.Event()
         self.leading = False
@@ -81,7 +84,7 @@ class Housekeeper(threading.Thread):
         outcome = acquire_or_refresh_lock(self.client, self.lock_key, self.owner, LOCK_TTL)
         if outcome == "acquired":
             log.info("%s now runs the scheduler and the sweeper", self.owner)
-            self.scheduler._acquired_locks = {self.queue_name}
+            self.scheduler._acquired_locks = set(self.queue_names)
             self.scheduler.prepare_registries()
         return outcome != "taken"
 

@@ -21,25 +21,47 @@ def clock_job_id(match_id: str, turn: int) -> str:
     return f"clock-{match_id}-{turn}"
 
 
+def low_queue_name(name: str) -> str:
+    """The queue of bot turns that may wait: matches nobody plays in, and very long ones."""
+    return f"{name}-low"
+
+
+def queue_names(name: str) -> list[str]:
+    """Every queue a worker takes jobs from, in the order it takes them (RQ's priority)."""
+    return [name, low_queue_name(name)]
+
+
 class JobQueue:
-    """What the service hands to the workers."""
+    """What the service hands to the workers: turn clocks and the bot turns of matches with
+    people on `queue`, the bot turns of bot-only and long matches on `low`, which a worker
+    takes from only when `queue` is empty (docs/architecture.md, "Workers")."""
 
     def __init__(self, queue: Queue, bot_delay: float = 0.0):
         self.queue = queue
+        self.low = make_queue(queue.connection, low_queue_name(queue.name))
         self.bot_delay = bot_delay
 
-    def enqueue_bot(self, match_id: str, version: int, delay: float | None = None) -> None:
+    @property
+    def queues(self) -> list[Queue]:
+        return [self.queue, self.low]
+
+    def enqueue_bot(self, match_id: str, version: int, delay: float | None = None, low: bool = False) -> None:
         # One job per (match, version): a duplicate enqueue replaces the job, and a job
         # that finds a newer version does nothing.
         seconds = self.bot_delay if delay is None else delay
-        self._enqueue("workers.jobs.bot_turn", (match_id, version), bot_job_id(match_id, version), seconds)
+        job_id = bot_job_id(match_id, version)
+        self._enqueue(
+            self.low if low else self.queue, "workers.jobs.bot_turn", (match_id, version), job_id, seconds
+        )
 
     def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None:
-        self._enqueue("workers.jobs.clock_expired", (match_id, turn), clock_job_id(match_id, turn), seconds)
+        job_id = clock_job_id(match_id, turn)
+        self._enqueue(self.queue, "workers.jobs.clock_expired", (match_id, turn), job_id, seconds)
 
-    def _enqueue(self, func: str, args: tuple, job_id: str, seconds: float) -> None:
+    @staticmethod
+    def _enqueue(queue: Queue, func: str, args: tuple, job_id: str, seconds: float) -> None:
         kwargs = dict(job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)
         if seconds > 0:
-            self.queue.enqueue_in(timedelta(seconds=seconds), func, *args, **kwargs)
+            queue.enqueue_in(timedelta(seconds=seconds), func, *args, **kwargs)
         else:
-            self.queue.enqueue(func, *args, **kwargs)
+            queue.enqueue(func, *args, **kwargs)

@@ -17,10 +17,12 @@ import logging
 import time
 from typing import Any
 
+from rq import Queue
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.utils import str_to_date
 
+from service.match_core import low_priority
 from service.matches import MatchService, pending_job
 from workers.queue import bot_job_id, clock_job_id
 
@@ -34,10 +36,10 @@ def sweep(svc: MatchService, now: float | None = None) -> int:
     """Look at every overdue match once; return how many jobs were enqueued again."""
     now = time.time() if now is None else now
     requeued = 0
-    for match_id, seen in svc.store.due_matches(now, BATCH):
+    for match_id, seen in svc.store.due.matches(now, BATCH):
         next_look, enqueued = _look(svc, match_id, now)
         requeued += enqueued
-        svc.store.reschedule(match_id, seen, next_look)
+        svc.store.due.reschedule(match_id, seen, next_look)
     if requeued:
         svc.store.count("sweeper_requeues", requeued)
     return requeued
@@ -67,7 +69,7 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     if status == "scheduled":
         # Still waiting for a scheduler: take it out of the scheduled registry and run it now,
         # once. Already gone from there means a scheduler released it this instant.
-        if not svc.store.redis.zrem(ScheduledJobRegistry(queue=svc.queue.queue).key, job_id):
+        if not svc.store.redis.zrem(ScheduledJobRegistry(queue=_queue_of(svc, job_id)).key, job_id):
             return now + grace, False
         log.warning("match %s: job %s is overdue; no scheduler released it", match_id, job_id)
     else:
@@ -75,7 +77,9 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     if job == "clock":
         svc.queue.enqueue_clock(match_id, record["clock"]["turn"], 0)
     else:
-        svc.queue.enqueue_bot(match_id, loaded.version, delay=0)
+        svc.queue.enqueue_bot(
+            match_id, loaded.version, delay=0, low=low_priority(record, loaded.version, svc.config)
+        )
     return now + grace, True
 
 
@@ -94,4 +98,10 @@ def _job_state(svc: MatchService, job_id: str, since: float) -> tuple[str | None
     if stamp is not None and str_to_date(stamp).timestamp() >= since:
         return status, True
     # Under a backlog every queued job gets old: never add a copy of one still waiting its turn.
-    return status, status == "queued" and svc.store.redis.lpos(svc.queue.queue.key, job_id) is not None
+    return status, status == "queued" and svc.store.redis.lpos(_queue_of(svc, job_id).key, job_id) is not None
+
+
+def _queue_of(svc: MatchService, job_id: str) -> Queue:
+    """The queue a job was put on (its `origin`): bot turns go to one of two."""
+    origin: Any = svc.store.redis.hget(Job.key_for(job_id), "origin")
+    return svc.queue.low if origin == svc.queue.low.name.encode() else svc.queue.queue

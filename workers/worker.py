@@ -11,7 +11,7 @@ from rq.worker import SimpleWorker
 
 from service.config import Config
 from workers.housekeeping import Housekeeper
-from workers.queue import make_queue
+from workers.queue import make_queue, queue_names
 
 log = logging.getLogger("cardtable.worker")
 
@@ -84,8 +84,9 @@ def _work_until_stopped(config: Config, name: str, burst: bool, log_level: str) 
     backoff = 1.0
     while True:
         client = redis.Redis.from_url(config.REDIS_URL)
-        queue = make_queue(client, name)
-        worker = CardtableWorker([queue], connection=client, serializer=queue.serializer)
+        # The queue of turns in matches with people first; bot-only and long matches after.
+        queues = [make_queue(client, n) for n in queue_names(name)]
+        worker = CardtableWorker(queues, connection=client, serializer=queues[0].serializer)
         worker.note_stops()
         started = time.monotonic()
         try:

@@ -1,11 +1,14 @@
 """Liveness, readiness and Prometheus metrics."""
 
+import hmac
+
 import marshmallow as ma
 from flask import Response, current_app
 from flask.views import MethodView
 
 from service import examples
-from service.extensions import Blueprint, Schema, declare_errors
+from service.errors import ApiError
+from service.extensions import Blueprint, Schema, bearer_or_none, declare_errors
 
 blp = Blueprint("service", __name__, description="Health and metrics")
 
@@ -44,7 +47,6 @@ class Ready(MethodView):
         A readiness probe: 503 `not_ready` while either is away. Never rate limited.
         """
         svc = current_app.extensions["cardtable"]
-        from service.matches import ApiError
 
         try:
             svc.store.ping()
@@ -58,14 +60,21 @@ class Ready(MethodView):
 class Metrics(MethodView):
     @blp.response(200, content_type="text/plain", example=examples.METRICS)
     # The counters live in Redis: while it is away the scrape is a 503.
-    @declare_errors(blp, 503)
+    @declare_errors(blp, 401, 503)
+    @blp.doc(security=[{}, {"bearer": []}])
     @blp.doc(operationId="metrics")
     def get(self):
         """Prometheus text metrics
 
         Counters live in Redis, so every API process shows the same figures (docs/api.md,
-        "Metrics"). Never rate limited.
+        "Metrics"). Never rate limited. When the server sets `CARDTABLE_METRICS_TOKEN`, a
+        scrape needs `Authorization: Bearer <that token>` (401 without it).
         """
         from service.metrics import render
 
+        expected = current_app.extensions["cardtable"].config.METRICS_TOKEN
+        if expected and not hmac.compare_digest((bearer_or_none() or "").encode(), expected.encode()):
+            raise ApiError(
+                401, "invalid_token", "/metrics needs the metrics token: Authorization: Bearer <token>"
+            )
         return Response(render(current_app.extensions["cardtable"]), mimetype="text/plain; version=0.0.4")

@@ -13,6 +13,7 @@ from service import codec, examples
 from service.extensions import Blueprint, declare_errors
 from service.following import Holder
 from service.matches import ApiError, MatchService
+from service.quotas import owner_of_address
 from service.resources.matches import links
 from service.resources.matches.schemas import (
     ActionHeadersSchema,
@@ -111,7 +112,7 @@ class Matches(MethodView):
         dealt from it (docs/api.md, "Fair deals"). 403 when `deck` is sent and the server does
         not allow stacked decks.
         """
-        return service().create(body)
+        return service().create(body, owner_of_address(request.remote_addr))
 
 
 @blp.route("/<match_id>")
@@ -273,15 +274,17 @@ class Events(MethodView):
         """Events after `after`, redacted for your seat; long-polls up to `wait` seconds
 
         Answers at once when there are events after `after`, else waits up to `wait` seconds
-        (at most 30) for one. A `deal` shows only your own hand (none to spectators). The
-        answer's `version` is the match's, for an `If-Match`.
+        (at most 30) for one. At most `limit` events (at most 1,000); `next_after` is the
+        `after` of the next page when more follow (null when none do). A `deal` shows only your
+        own hand (none to spectators). The answer's `version` is the match's, for an `If-Match`.
         """
         svc = service()
         loaded = svc.load(match_id, events_after=query["after"])
         holder = Holder.of(svc, loaded, bearer_token())
         client = request.environ.get("gunicorn.socket")
-        events, version = svc.events(match_id, holder, query["after"], query["wait"], client, loaded)
-        return json_response({"events": events, "version": version})
+        after, wait, limit = query["after"], query["wait"], query["limit"]
+        events, version, next_after = svc.events(match_id, holder, after, wait, client, loaded, limit)
+        return json_response({"events": events, "version": version, "next_after": next_after})
 
 
 @blp.route("/<match_id>/stream")

@@ -13,6 +13,7 @@ from engines.base import BOT_LEVELS
 from engines.cards import ALL_CODES
 from engines.registry import GAMES
 from service.extensions import Schema
+from service.store import EVENTS_PAGE
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
@@ -347,6 +348,11 @@ class EventsQuerySchema(Schema):
         validate=ma.validate.Range(min=0, max=30),
         metadata={"description": "seconds to wait for an event when there is none yet", "example": 20},
     )
+    limit = ma.fields.Integer(
+        load_default=EVENTS_PAGE,
+        validate=ma.validate.Range(min=1, max=EVENTS_PAGE),
+        metadata={"description": f"most events in the answer (at most {EVENTS_PAGE:,})", "example": 100},
+    )
 
 
 class StreamQuerySchema(Schema):
@@ -386,6 +392,11 @@ class EventsSchema(Schema):
         AsIs(EventSchema), required=True, metadata={"description": "each has seq and type"}
     )
     version = ma.fields.Integer(required=True)
+    next_after = ma.fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "when more events follow this page: the `after` to ask for next"},
+    )
 
 
 class RevealedDealSchema(Schema):
