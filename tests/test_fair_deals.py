@@ -236,7 +236,8 @@ def test_two_client_seeds_chain_into_every_deal_and_the_history_proves_it(api):
         replay(dict(history, seed=history["seed"] ^ 1))  # the first deal is the deck; the next differ
 
 
-def test_a_seat_freed_while_waiting_drops_its_seed_and_a_create_seed_is_the_first_human_seats(api):
+def test_a_seat_freed_while_waiting_drops_its_seed_a_handed_over_one_keeps_it(api):
+    # A create's seed is its first human seat's: seat 1 here.
     created = api.create("spades", [OPEN, HUMAN, OPEN, HUMAN], client_seed="creator's")
     match_id, host = created["id"], created["seats"][1]["token"]
     committed = api.view(match_id)["server_seed_hash"]
@@ -245,6 +246,11 @@ def test_a_seat_freed_while_waiting_drops_its_seed_and_a_create_seed_is_the_firs
     assert api.c.post(f"/v1/matches/{match_id}/leave", headers=auth(leaver["token"])).status_code == 200
     assert join(api, match_id)["seat"] == 0  # the next occupant of seat 0 brings no seed
     assert join(api, match_id, client_seed="stayer's")["seat"] == 2
+    # A seat handed over by an invitation keeps its seed: the creator's stays in seat 1.
+    code = api.c.post(f"/v1/matches/{match_id}/invite", headers=auth(host)).get_json()["code"]
+    claimed = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code}).get_json()
+    assert claimed["seat"] == 1
+    host = claimed["token"]
     assert api.act(match_id, host, {"type": "resign"}).status_code == 200
     history = history_of(api, match_id, host)
     assert history["client_seeds"] == [None, "creator's", "stayer's", None]
