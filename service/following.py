@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.base import Game, Step, View, redact_event
-from service import errors, hints
+from service import errors, fair_seeds, hints
 from service.match_core import MatchCore, facts, game_of, host_seat, match_status, resigned
 from service.store import EVENTS_PAGE, Loaded, channel
 from service.waiters import Waiter
@@ -25,6 +25,7 @@ class MatchView(View):
     host: int | None
     deal_commitment: str | None
     seeded_by_client: bool
+    server_seed_hash: str | None
 
 
 # Events after which a seat's token may no longer hold the seat: a leave while the match waits
@@ -84,6 +85,8 @@ class FollowingMixin(MatchCore):
             "winners": game_view.get("winners") if status == "finished" else None,
             "deal_commitment": game_of(record).deal_commitment(record["state"]) if record["state"] else None,
             "seeded_by_client": record.get("seeded_by_client", False),
+            # Null only for a match stored before the service drew server seeds.
+            "server_seed_hash": record.get("server_seed_hash"),
         }
 
     def events(
@@ -180,6 +183,8 @@ class FollowingMixin(MatchCore):
             "seats": [_public_seat(s) for s in record["seats"]],
             "seed": record["seed"],
             "seeded_by_client": record.get("seeded_by_client", False),
+            "server_seed": record.get("server_seed"),
+            "client_seeds": fair_seeds.client_seeds(record),
             "deck": record["deck"],
             "deals": revealed_deals(events),
             "events": events,

@@ -108,7 +108,12 @@ class Lobby:
         }
 
     def quick(
-        self, game_id: str, options: dict[str, Any], name: str | None, players: int | None
+        self,
+        game_id: str,
+        options: dict[str, Any],
+        name: str | None,
+        players: int | None,
+        client_seed: str | None = None,
     ) -> dict[str, Any]:
         """Join the oldest listed waiting match of this table with an open seat, else host a new one."""
         game = GAMES[game_id]
@@ -120,7 +125,7 @@ class Lobby:
             entries = self.index.oldest(game_id, table, after, _BATCH)
             for entry in entries:
                 after = entry
-                joined = self._try_join(entry, name)
+                joined = self._try_join(entry, name, client_seed)
                 if joined is not None:
                     return joined
             if len(entries) < _BATCH:
@@ -131,15 +136,16 @@ class Lobby:
             "seats": [{"kind": "human", **({"name": name} if name else {})}]
             + [{"kind": "open"}] * (seats - 1),
             "listed": True,
+            "client_seed": client_seed,
         }
         created = self.matches.create(body)
         host = created["seats"][0]
         return {"id": created["id"], "seat": 0, "token": host["token"], "version": 0, "created": True}
 
-    def _try_join(self, entry: str, name: str | None) -> dict[str, Any] | None:
+    def _try_join(self, entry: str, name: str | None, client_seed: str | None) -> dict[str, Any] | None:
         match_id = entry.split(":")[1]
         try:
-            joined = self.matches.join(match_id, name)
+            joined = self.matches.join(match_id, name, client_seed)
         except errors.NotFound:
             self._drop_missing(entry)
             return None

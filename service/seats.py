@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import errors, hints
+from service import errors, fair_seeds, hints
 from service.following import FollowingMixin
 from service.lobby_index import LobbyIndex
 from service.match_core import Write, game_of, hash_token, match_options, match_status, new_token, resigned
@@ -32,15 +32,21 @@ class SeatsMixin(FollowingMixin):
         if seed is not None and not self.config.ALLOW_STACKED_DECK:
             _check_client_seed(seats_in)
         seeded_by_client = seed is not None or deck is not None
-        if seed is None:
-            seed = secrets.randbits(62)
+        server_seed, server_seed_hash = fair_seeds.new_server_seed()
         match_id = secrets.token_hex(8)
         seats, tokens = _new_seats(seats_in)
+        fair_seeds.give_creator_seed(seats, body.get("client_seed"))
         record: dict[str, Any] = {
             "game": game.id,
             "options": options,
             "seats": seats,
-            "seed": seed,
+            # Without a seed of the creator's, the deck seed is chained from the seeds when the
+            # match starts (_start); until then it is the chain with no client seed, which is
+            # what an aborted match (its seats left and took their seeds along) publishes.
+            "seed": seed if seed is not None else fair_seeds.chained_seed(server_seed, [None] * len(seats)),
+            "chained": seed is None,
+            "server_seed": server_seed,
+            "server_seed_hash": server_seed_hash,
             "seeded_by_client": seeded_by_client,
             "deck": deck,
             "status": "waiting",
@@ -62,18 +68,7 @@ class SeatsMixin(FollowingMixin):
             for kind in held:
                 self.quotas.release(owner or "", kind, match_id)
             raise errors.Conflict("match id collision, try again")
-        return {
-            "id": match_id,
-            "seats": [
-                {
-                    "seat": s["seat"],
-                    "kind": s["kind"],
-                    **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
-                }
-                for s in seats
-            ],
-            "version": 0,
-        }
+        return _created(match_id, seats, tokens)
 
     def _take_quotas(self, owner: str, match_id: str, record: dict[str, Any]) -> list[str]:
         """Count a new match against its anonymous creator's limits (docs/api.md, "Limits"):
@@ -121,7 +116,7 @@ class SeatsMixin(FollowingMixin):
                 {"deck": ["not a permutation of the full deck"]},
             )
 
-    def join(self, match_id: str, name: str | None) -> dict[str, Any]:
+    def join(self, match_id: str, name: str | None, client_seed: str | None = None) -> dict[str, Any]:
         def change(loaded: Loaded) -> Write:
             record = loaded.record
             if record["status"] != "waiting":
@@ -138,6 +133,8 @@ class SeatsMixin(FollowingMixin):
             seat.update(kind="human", name=name or f"Player {seat['seat'] + 1}", token=hash_token(token))
             seat["joined"] = record["joins"]
             seat.pop("left", None)
+            if client_seed is not None:
+                seat["client_seed"] = client_seed
             events: list[dict[str, Any]] = [{"type": "join", "seat": seat["seat"], "name": seat["name"]}]
             if not any(s["kind"] == "open" for s in record["seats"]):
                 events += self._start(record)
@@ -148,6 +145,7 @@ class SeatsMixin(FollowingMixin):
     def _start(self, record: dict[str, Any]) -> list[dict[str, Any]]:
         """Deal the first round: the match leaves `waiting`."""
         game = game_of(record)
+        fair_seeds.start_seed(record)
         deck = record["deck"]
         if deck is None:
             # The service shuffles the first deck itself so history can reveal it; later
@@ -226,6 +224,7 @@ class SeatsMixin(FollowingMixin):
             if status == "waiting":
                 # Free the seat: it is open again and the token is dead.
                 entry.update(kind="open", name=None, token=None, joined=None)
+                entry.pop("client_seed", None)  # the next occupant brings its own
                 if not any(s["kind"] == "human" for s in record["seats"]):
                     record["status"] = "aborted"
                     events.append({"type": "match_over", "winners": [], "reason": "aborted"})
@@ -242,6 +241,22 @@ class SeatsMixin(FollowingMixin):
             return Write(events, self.view(match_id, record, loaded.version + 1, seat))
 
         return self._update(match_id, None, change)
+
+
+def _created(match_id: str, seats: list[dict[str, Any]], tokens: dict[int, str]) -> dict[str, Any]:
+    """Create's answer: the match id, every seat with the token of each human one, version 0."""
+    return {
+        "id": match_id,
+        "seats": [
+            {
+                "seat": s["seat"],
+                "kind": s["kind"],
+                **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
+            }
+            for s in seats
+        ],
+        "version": 0,
+    }
 
 
 def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, str]]:

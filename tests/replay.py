@@ -26,10 +26,15 @@ def replay(history: dict[str, Any], game: Game | None = None) -> int:
     stored = history["events"]
     assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1)), "event numbers have gaps"
     events = _plain(stored)
+    # People taking and leaving seats before the start: a version each, and no engine in them.
+    seating = 0
+    while events[1 + seating]["type"] in ("join", "leave"):
+        seating += 1
+    events = [events[0], *events[1 + seating :]]
     state, dealt = game.new_match(history["options"], len(history["seats"]), history["seed"], history["deck"])
     first = _plain([{"type": "match_created", "game": game.id}, {"type": "match_started"}, *dealt])
     assert events[: len(first)] == first
-    done, steps = len(first), 0
+    done, steps = len(first), seating
     while done < len(events):
         if game.status(state) == "round_over":
             produced = _plain(game.start_next_round(state).events)

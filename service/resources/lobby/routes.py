@@ -53,5 +53,9 @@ class Quick(MethodView):
         Matches the seat count (`players`, default the game's smallest table) and the options
         after defaults. With no seat free it creates a listed match with you in seat 0, the
         host (`created`: true), every other seat open. The token is shown only once.
+        `client_seed` (at most 64 characters) is your seat's seed for the deal (docs/api.md,
+        "Fair deals").
         """
-        return lobby().quick(body["game"], body["options"], body.get("name"), body.get("players"))
+        return lobby().quick(
+            body["game"], body["options"], body.get("name"), body.get("players"), body.get("client_seed")
+        )

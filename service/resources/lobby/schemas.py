@@ -5,7 +5,7 @@ import marshmallow as ma
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
 from service.extensions import Schema
-from service.resources.matches.schemas import name_field
+from service.resources.matches.schemas import client_seed_field, name_field
 
 
 class LobbyQuerySchema(Schema):
@@ -66,7 +66,7 @@ class LobbyPageSchema(Schema):
 
 
 class QuickPlaySchema(Schema):
-    """The game, options, name and table size a quick player wants."""
+    """The game, options, name and table size a quick player wants, and its seed for the deal."""
 
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
     options = ma.fields.Dict(keys=ma.fields.String(), load_default=dict)
@@ -77,6 +77,7 @@ class QuickPlaySchema(Schema):
         validate=ma.validate.Range(min=2, max=8),
         metadata={"description": "number of seats; default the game's smallest table"},
     )
+    client_seed = client_seed_field()
 
 
 class QuickPlayedSchema(Schema):

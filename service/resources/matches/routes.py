@@ -108,7 +108,8 @@ class Matches(MethodView):
 
         `seats` lists every seat: `human` (a token for you now), `open` (someone joins with
         /join, or takes it through the lobby when `listed`) or `bot` with a `level`. A token is
-        shown only in this answer; keep it. `seed` is accepted only when nobody else can be
+        shown only in this answer; keep it. `client_seed` (at most 64 characters) is the seed
+        your first human seat brings to the deal. `seed` is accepted only when nobody else can be
         dealt from it (docs/api.md, "Fair deals"). 403 when `deck` is sent and the server does
         not allow stacked decks.
         """
@@ -145,9 +146,11 @@ class Join(MethodView):
         """Claim the first open seat; the match starts when none is left
 
         No token needed: the answer holds the new seat's token (shown only once). 409
-        `match_not_active` when no seat is open.
+        `match_not_active` when no seat is open. `client_seed` (at most 64 characters) is the
+        seat's seed for the deal: read the match's `server_seed_hash` before you send it
+        (docs/api.md, "Fair deals").
         """
-        return service().join(match_id, body.get("name"))
+        return service().join(match_id, body.get("name"), body.get("client_seed"))
 
 
 # A version as If-Match carries it: "17", 17, W/"17", or a seat view's ETag "17-2" (the part
@@ -334,10 +337,12 @@ class Stream(MethodView):
 class History(MethodView):
     @_seat_call("getHistory", (401, 404, 409), HistorySchema, examples.HISTORY, own=False)
     def get(self, match_id):
-        """After the match: every event unredacted, the seed and the initial deck
+        """After the match: every event unredacted, the seeds and the initial deck
 
         Only once the match is `finished` or `aborted` (409 `match_not_active` before), with a
-        seat's token. `deals` reveals the salt and order behind every `deal_commitment`, so a
-        client can check that the deals were fixed in advance (docs/api.md, "Fair deals").
+        seat's token. `server_seed` and `client_seeds` give the `seed` the deals were shuffled
+        from, and `deals` reveals the salt and order behind every `deal_commitment`, so a client
+        can check that nobody chose the deals and that they were fixed in advance (docs/api.md,
+        "Fair deals").
         """
         return service().history(match_id, bearer_token(), required=True)

@@ -13,6 +13,7 @@ from engines.base import BOT_LEVELS
 from engines.cards import ALL_CODES
 from engines.registry import GAMES
 from service.extensions import Schema
+from service.fair_seeds import CLIENT_SEED_LENGTH
 from service.store import EVENTS_PAGE
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
@@ -47,6 +48,18 @@ def name_field() -> ma.fields.String:
     return ma.fields.String(
         validate=[ma.validate.Length(min=1, max=NAME_LENGTH), _check_name],
         metadata={"description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters"},
+    )
+
+
+def client_seed_field() -> ma.fields.String:
+    return ma.fields.String(
+        allow_none=True,
+        validate=ma.validate.Length(max=CLIENT_SEED_LENGTH),
+        metadata={
+            "description": f"your seed for the deal, at most {CLIENT_SEED_LENGTH} characters: chained with"
+            " the server's seed when the match starts, so nobody alone can choose the cards (docs/api.md,"
+            " Fair deals)",
+        },
     )
 
 
@@ -150,6 +163,17 @@ class CreateMatchSchema(Schema):
         load_default=False,
         metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
+    # The creator's first human seat's (service/fair_seeds.py, give_creator_seed).
+    client_seed = client_seed_field()
+
+    @ma.validates_schema
+    def _client_seed_needs_a_human_seat(self, data, **kwargs):
+        if data.get("client_seed") is not None and not any(s["kind"] == "human" for s in data["seats"]):
+            raise ma.ValidationError(
+                "a client seed belongs to a human seat you create; to bring one to an open seat, send it"
+                " with /join",
+                "client_seed",
+            )
 
 
 class SeatOutSchema(Schema):
@@ -169,9 +193,10 @@ class CreatedSchema(Schema):
 
 
 class JoinSchema(Schema):
-    """The name to sit down with."""
+    """The name to sit down with, and the seat's seed for the deal."""
 
     name = name_field()
+    client_seed = client_seed_field()
 
 
 class JoinedSchema(Schema):
@@ -284,7 +309,18 @@ class ViewSchema(Schema):
     )
     seeded_by_client = ma.fields.Boolean(
         required=True,
-        metadata={"description": "true when the creator chose the seed or stacked the deck"},
+        metadata={
+            "description": "true when the creator chose the seed or stacked the deck: then the seed chain"
+            " does not vouch for the deal"
+        },
+    )
+    server_seed_hash = ma.fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "SHA-256 hex of the UTF-8 server_seed that /history reveals after the match;"
+            " shown from creation on (docs/api.md, Fair deals)"
+        },
     )
 
 
@@ -422,6 +458,18 @@ class HistorySchema(Schema):
     seats = ma.fields.List(ma.fields.Dict(), required=True)
     seed = ma.fields.Integer(required=True)
     seeded_by_client = ma.fields.Boolean(required=True)
+    server_seed = ma.fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "the seed the server drew at creation; its SHA-256 is the view's server_seed_hash"
+        },
+    )
+    client_seeds = ma.fields.List(
+        ma.fields.String(allow_none=True),
+        required=True,
+        metadata={"description": "each seat's client seed in seat order, null where the seat sent none"},
+    )
     deck = ma.fields.List(ma.fields.String(), allow_none=True, required=True)
     deals = ma.fields.List(
         ma.fields.Nested(RevealedDealSchema),
