@@ -15,6 +15,9 @@ from service.config import Config
 from service.embedded import start_redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The whole run creates its matches from one address: the per-address limits on live matches
+# are tested with apps of their own (tests/test_caller_limits.py).
+UNLIMITED_MATCHES = {"ANONYMOUS_BOT_MATCHES": 100_000, "ANONYMOUS_WAITING_MATCHES": 100_000}
 
 
 @pytest.fixture(scope="session")
@@ -29,15 +32,8 @@ def redis_url():
 
 @pytest.fixture(scope="session")
 def config(redis_url):
-    # The whole run creates its matches from one address: the per-address limits on live
-    # matches are tested with their own apps (tests/test_caller_limits.py).
     return Config(
-        REDIS_URL=redis_url,
-        ALLOW_STACKED_DECK=True,
-        BOT_DELAY=0.0,
-        RATE_LIMIT=0,
-        ANONYMOUS_BOT_MATCHES=100_000,
-        ANONYMOUS_WAITING_MATCHES=100_000,
+        REDIS_URL=redis_url, ALLOW_STACKED_DECK=True, BOT_DELAY=0.0, RATE_LIMIT=0, **UNLIMITED_MATCHES
     )
 
 

@@ -14,7 +14,7 @@ import redis
 from service.app import create_app
 from service.config import Config
 from tests.api_helpers import Api
-from tests.conftest import ROOT, worker_env
+from tests.conftest import ROOT, UNLIMITED_MATCHES, worker_env
 
 # The API's tests, collected again in this module, so against this module's fixtures: the store
 # on the cluster and workers that read CARDTABLE_STATE_URL.
@@ -48,7 +48,12 @@ HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
 @pytest.fixture(scope="module")
 def config(queue_url, redis_cluster):
     return Config(
-        REDIS_URL=queue_url, STATE_URL=redis_cluster.url, ALLOW_STACKED_DECK=True, BOT_DELAY=0.0, RATE_LIMIT=0
+        REDIS_URL=queue_url,
+        STATE_URL=redis_cluster.url,
+        ALLOW_STACKED_DECK=True,
+        BOT_DELAY=0.0,
+        RATE_LIMIT=0,
+        **UNLIMITED_MATCHES,
     )
 
 
