@@ -4,12 +4,15 @@ Both go through the same compare-and-set commit as a person's move."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import random
 import time
 import traceback
 from typing import Any
 
+from engines.rng import new_rng_state
 from service import errors
 from service.match_core import MatchCore, Write, bot_level, facts, game_of, host_seat, match_status
 from service.store import Loaded
@@ -20,6 +23,29 @@ log = logging.getLogger("cardtable.matches")
 BOT_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 # Buckets of the bots' thinking time by level (/metrics: a pro has a second, the others 50 ms).
 BOT_DECISION_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+
+
+def bot_rng(record: dict[str, Any], version: int, seat: int) -> random.Random:
+    """The randomness of the bot deciding for `seat` at `version`: HMAC-SHA256 under the match's
+    secret bot key of "bot:<version>:<seat>". Seeded from public facts (the match id and the
+    version, as before), an opponent could replay a bot's random choices and its deliberate
+    mistakes; the key appears in no view, event or history (docs/api.md, "Hidden information")."""
+    digest = hmac.new(bot_key(record), f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def bot_key(record: dict[str, Any]) -> bytes:
+    """The match's bot key: 32 random bytes drawn at creation (`bot_key` in the record). A match
+    created before there were bot keys derives one from its engine state's deal key, which is as
+    secret (drawn from the OS, never published, not even by /history); a match older than deal
+    keys, from its seed, as the deal salts of such a match are (engines/rng.py): the seed is
+    secret until the match is over unless its creator chose it."""
+    key = record.get("bot_key")
+    if key:
+        return bytes.fromhex(key)
+    rng_state = record["state"]["rng"]
+    deal_key = rng_state.get("deal_key") or new_rng_state(rng_state["seed"])["deal_key"]
+    return hmac.new(bytes.fromhex(deal_key), b"cardtable-bot-key", hashlib.sha256).digest()
 
 
 class _Outcome(Exception):
@@ -51,7 +77,7 @@ class BotsMixin(MatchCore):
         if seat is None or level is None:
             return "human"
         view = game.view(record["state"], seat)
-        rng = random.Random(f"bot:{match_id}:{version}")
+        rng = bot_rng(record, version, seat)
         since = record.get("at")
         try:
             thinking = time.perf_counter()
