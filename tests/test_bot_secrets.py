@@ -1,5 +1,7 @@
-"""A bot's randomness is a secret of its match (docs/api.md, "Hidden information"): nobody can
-replay a bot's random choices or deliberate mistakes from what the API shows."""
+"""What a bot's moves give away (docs/api.md, "Hidden information"): its randomness is a secret of
+its match, so nobody can replay its random choices or deliberate mistakes from what the API
+shows; and a pro's forced move is held to the time its searched ones take (docs/bots.md,
+"Forced moves")."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 
 from engines.registry import GAMES
 from service.app import build_service
+from service.bots import PRO_FLOOR
 from service.config import Config
 from service.embedded import start_redis
 from service.match_core import Write, match_status
@@ -50,27 +53,36 @@ def _outcome(before: dict[str, Any], seat: int, level: str, rng: random.Random) 
     return json.loads(json.dumps(state))
 
 
-def play_bots(svc, match_id: str, token: str, decisions: int) -> list[dict[str, Any]]:
-    """Play the match on until `decisions` bot decisions were made: seat 0 (a person) plays its
-    first legal action, and each bot turn runs `play_bot` as a worker would. Returns, for each
-    bot decision, the record and version before it and the engine state it left."""
+def play_bots(
+    svc, match_id: str, token: str | None, decisions: int, holds: list[float] | None = None
+) -> list[dict[str, Any]]:
+    """Play the match on until `decisions` bot decisions were made: seat 0 (a person, when
+    `token` is given) plays its first legal action, and each bot turn runs `play_bot` as a
+    worker would. Returns, for each bot decision, the record and version before it, the engine
+    state it left, and the waits it asked for before its commit (when `holds` collects them)."""
     made: list[dict[str, Any]] = []
     while len(made) < decisions:
         loaded = svc.store.load(match_id)
         record = loaded.record
         status = match_status(record)
         if status == "round_over":
-            svc.start_round(match_id, token)
+            svc.start_round(match_id, token) if token else svc.play_bot(match_id, loaded.version)
             continue
         assert status == "active", status
         seat = SPADES.to_move(record["state"])
-        if seat == 0:
+        if token and seat == 0:
             svc.act(match_id, token, SPADES.legal_actions(record["state"], 0)[0])
             continue
+        before = len(holds) if holds is not None else 0
         assert svc.play_bot(match_id, loaded.version) == "moved"
         after = svc.store.load(match_id).record["state"]
-        made.append({"record": record, "version": loaded.version, "seat": seat, "after": after})
+        held = holds[before:] if holds is not None else []
+        made.append({"record": record, "version": loaded.version, "seat": seat, "after": after, "held": held})
     return made
+
+
+def forced(decision: dict[str, Any]) -> bool:
+    return len(SPADES.legal_actions(decision["record"]["state"], decision["seat"])) == 1
 
 
 def test_heuristic_bots_cannot_be_replayed_from_the_match_id_and_version(svc):
@@ -162,3 +174,41 @@ def test_the_bot_key_appears_in_no_answer_of_the_api(app, client, worker):
     assert len(answers) == 13
     leaked = [a for a in answers if key in a or key.upper() in a]
     assert leaked == []
+
+
+def test_a_forced_pro_move_waits_out_the_floor_before_it_is_committed(svc, monkeypatch):
+    """Seat 1 is a pro. Its forced moves (one legal card: the last trick's at least) are held
+    to the Spades floor before the commit, where they would be answered at once; the easy bots
+    beside it are never held. The waits are read through the service's one sleeping seam."""
+    holds: list[float] = []
+    monkeypatch.setattr(svc, "_hold", holds.append)
+    # A floor no move comes near however loaded the machine (nothing sleeps through it).
+    monkeypatch.setitem(PRO_FLOOR, "spades", 5.0)
+    seats = [
+        {"kind": "human"},
+        {"kind": "bot", "level": "pro"},
+        *({"kind": "bot", "level": "easy"} for _ in range(2)),
+    ]
+    created = svc.create({"game": "spades", "seats": seats, "options": {"first_dealer": 3}})
+    made = play_bots(svc, created["id"], created["seats"][0]["token"], decisions=42, holds=holds)
+    pro = [d for d in made if d["seat"] == 1]
+    assert len(pro) == 14 and any(forced(d) for d in pro)  # a bid and 13 cards, the last forced
+    for d in pro:
+        if forced(d):
+            # Held for the floor less the moment the move took, never for the whole floor or more.
+            assert len(d["held"]) == 1 and 0 < d["held"][0] < 5.0, d["held"]
+        else:
+            # A search shorter than the floor waits out the rest of it, as a forced move does.
+            assert len(d["held"]) == 1 and 0 < d["held"][0] < 5.0, d["held"]
+    assert all(d["held"] == [] for d in made if d["seat"] != 1)
+
+
+def test_matches_of_bots_only_are_not_held(svc, monkeypatch):
+    """Nobody at the table, nobody to tell: a pro among bots plays at its own pace."""
+    holds: list[float] = []
+    monkeypatch.setattr(svc, "_hold", holds.append)
+    seats = [{"kind": "bot", "level": "pro"}, *({"kind": "bot", "level": "easy"} for _ in range(3))]
+    created = svc.create({"game": "spades", "seats": seats, "options": {"first_dealer": 3}})
+    made = play_bots(svc, created["id"], None, decisions=52, holds=holds)
+    assert any(forced(d) for d in made if d["seat"] == 0)
+    assert holds == []
