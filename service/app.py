@@ -16,7 +16,7 @@ from flask import Flask, Response, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
-from service import errors
+from service import errors, pages
 from service.cluster import state_client
 from service.config import Config
 from service.errors import ApiError
@@ -167,6 +167,7 @@ def create_app(config: Config | None = None) -> Flask:
     _install_error_handlers(app)
     _install_rate_limit(app, svc, config)
     app.after_request(_cache_headers)
+    pages.install(app, API_TITLE, SWAGGER_UI_ASSETS)
     return app
 
 

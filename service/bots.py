@@ -4,12 +4,15 @@ Both go through the same compare-and-set commit as a person's move."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import random
 import time
 import traceback
 from typing import Any
 
+from engines.rng import new_rng_state
 from service import errors
 from service.match_core import MatchCore, Write, bot_level, facts, game_of, host_seat, match_status
 from service.store import Loaded
@@ -20,6 +23,54 @@ log = logging.getLogger("cardtable.matches")
 BOT_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 # Buckets of the bots' thinking time by level (/metrics: a pro has a second, the others 50 ms).
 BOT_DECISION_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+
+# The least time a pro decision takes in a match with a person at the table, from the job's
+# start to its commit, by game (and Zhol's variant): a pro plays a forced move (one legal
+# action) at once and searches otherwise, so without it how soon it moved would tell its
+# opponents, say, that it held exactly one card of the led suit. Each floor lies above nearly
+# all of that game's searched decisions (docs/bots.md, "Forced moves"), so a forced move is
+# one of the many that took the floor. Engines never sleep: tournaments and benchmarks that
+# call them directly are not slowed, and neither are matches of bots only (nobody to tell).
+PRO_FLOOR: dict[str, float] = {
+    "spades": 0.1,
+    "three-thirteen": 0.25,
+    "zoliky": 0.25,
+    "zhol": 0.25,
+    "zhol/large": 0.5,
+}
+DEFAULT_PRO_FLOOR = 0.25  # a game not in the table (one added with CARDTABLE_EXTRA_GAMES)
+
+
+def bot_rng(record: dict[str, Any], version: int, seat: int) -> random.Random:
+    """The randomness of the bot deciding for `seat` at `version`: HMAC-SHA256 under the match's
+    secret bot key of "bot:<version>:<seat>". Seeded from public facts (the match id and the
+    version, as before), an opponent could replay a bot's random choices and its deliberate
+    mistakes; the key appears in no view, event or history (docs/api.md, "Hidden information")."""
+    digest = hmac.new(bot_key(record), f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def decision_floor(record: dict[str, Any], level: str) -> float:
+    """The least time in seconds the decision of a `level` bot takes in this match (PRO_FLOOR)."""
+    if level != "pro" or not any(s["kind"] == "human" for s in record["seats"]):
+        return 0.0
+    game = record["game"]
+    variant = record["options"].get("variant")
+    return PRO_FLOOR.get(f"{game}/{variant}") or PRO_FLOOR.get(game, DEFAULT_PRO_FLOOR)
+
+
+def bot_key(record: dict[str, Any]) -> bytes:
+    """The match's bot key: 32 random bytes drawn at creation (`bot_key` in the record). A match
+    created before there were bot keys derives one from its engine state's deal key, which is as
+    secret (drawn from the OS, never published, not even by /history); a match older than deal
+    keys, from its seed, as the deal salts of such a match are (engines/rng.py): the seed is
+    secret until the match is over unless its creator chose it."""
+    key = record.get("bot_key")
+    if key:
+        return bytes.fromhex(key)
+    rng_state = record["state"]["rng"]
+    deal_key = rng_state.get("deal_key") or new_rng_state(rng_state["seed"])["deal_key"]
+    return hmac.new(bytes.fromhex(deal_key), b"cardtable-bot-key", hashlib.sha256).digest()
 
 
 class _Outcome(Exception):
@@ -50,8 +101,9 @@ class BotsMixin(MatchCore):
         level = bot_level(record, seat, now)
         if seat is None or level is None:
             return "human"
+        started = time.perf_counter()
         view = game.view(record["state"], seat)
-        rng = random.Random(f"bot:{match_id}:{version}")
+        rng = bot_rng(record, version, seat)
         since = record.get("at")
         try:
             thinking = time.perf_counter()
@@ -78,6 +130,9 @@ class BotsMixin(MatchCore):
             thought = None
         for e in step.events:
             e.setdefault("bot", True)
+        hold = decision_floor(record, level) - (time.perf_counter() - started)
+        if hold > 0:
+            self._hold(hold)
         if not self._commit(match_id, loaded, record, step.events, step=step):
             return "stale"
         if since is not None:
@@ -85,6 +140,11 @@ class BotsMixin(MatchCore):
         if thought is not None:
             self.store.observe(f"bot_decision_seconds.{level}", thought, BOT_DECISION_BUCKETS)
         return "moved"
+
+    def _hold(self, seconds: float) -> None:
+        """Wait before committing a bot's decision (a worker runs one job at a time: it plays no
+        other bot meanwhile)."""
+        time.sleep(seconds)
 
     def clock_expired(self, match_id: str, turn: int) -> str:
         """The clock of turn number `turn` ran out: play for that seat unless it already moved on."""

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import logging
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -94,25 +95,47 @@ class _Child:
                 self.proc.kill()
 
 
-def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
-    """Redis (same data directory, append-only file, same port) and one worker, both restarted
-    by `serve` when they die; a worker also waits out Redis being away."""
-    from service.embedded import start_redis
+# In the data directory of `cardtable serve`, the URL (with its password) of the embedded Redis
+# while it runs: how other commands on this machine find it (docs/deployment.md).
+REDIS_URL_FILE = "redis.url"
 
+
+def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
+    """Redis (same data directory, append-only file, same port, same password) and one worker,
+    both restarted by `serve` when they die; a worker also waits out Redis being away.
+
+    The Redis asks for a password drawn for this run: its port on loopback is open to every
+    local user. The worker and gunicorn get the URL with it in their environment (readable by
+    this user only), and `<data_dir>/redis.url` (0600) holds it for this user's other commands."""
+    from service.embedded import start_redis, write_private
+
+    os.makedirs(data_dir, mode=0o700, exist_ok=True)
     redis_dir = os.path.join(data_dir, "redis")
-    first, url = start_redis(redis_dir)
+    password = secrets.token_hex(32)
+    first, url = start_redis(redis_dir, password=password)
     port = int(url.rsplit(":", 1)[1].split("/")[0])
     env["REDIS_URL"] = url
-    log.info("embedded Redis at %s (data in %s)", url, data_dir)
+    write_private(os.path.join(data_dir, REDIS_URL_FILE), url + "\n")
+    log.info("embedded Redis on 127.0.0.1:%d (data and URL in %s)", port, data_dir)
 
     def redis_proc() -> subprocess.Popen:
-        return start_redis(redis_dir, port=port)[0]
+        return start_redis(redis_dir, port=port, password=password)[0]
 
     def worker_proc() -> subprocess.Popen:
         # Embedded mode runs its own worker; with REDIS_URL, run `cardtable worker` separately.
         return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
 
     return [_Child("embedded Redis", redis_proc, True, first), _Child("worker", worker_proc, True)]
+
+
+def _forget_url(path: str, url: str) -> None:
+    """Remove the URL file once its Redis is stopped, unless a later `serve` wrote its own."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read().strip() == url:
+                os.remove(path)
+    except OSError:
+        pass
 
 
 def _supervise(children: list[_Child]) -> int:
@@ -144,7 +167,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     log.info("open-file limit %s", raise_open_file_limit())
     env = dict(os.environ)
     children: list[_Child] = []
-    if not env.get("REDIS_URL"):
+    embedded = not env.get("REDIS_URL")
+    if embedded:
         children = _embedded(args.data_dir, env)
     gunicorn = [
         sys.executable, "-m", "gunicorn", "service.wsgi:app",
@@ -171,7 +195,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # gunicorn's master restarts its own workers; if the master itself dies, serve stops.
     children.append(_Child("gunicorn", lambda: subprocess.Popen(gunicorn, env=env), False))
     print(f"cardtable serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
-    return _supervise(children)
+    try:
+        return _supervise(children)
+    finally:
+        if embedded:
+            _forget_url(os.path.join(args.data_dir, REDIS_URL_FILE), env["REDIS_URL"])
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

@@ -28,17 +28,33 @@ def free_port() -> int:
 
 
 def start_redis(
-    data_dir: str, port: int | None = None, persist: bool = True, extra: tuple[str, ...] = ()
+    data_dir: str,
+    port: int | None = None,
+    persist: bool = True,
+    extra: tuple[str, ...] = (),
+    password: str | None = None,
 ) -> tuple[subprocess.Popen, str]:
     """Start redis-server on loopback (`extra`: more of its options); return the process and its
-    URL once it answers PING."""
-    os.makedirs(data_dir, exist_ok=True)
+    URL once it answers PING.
+
+    With `password`, Redis refuses every client that does not give it (any local user can reach
+    a loopback port): it is written to `redis.conf` in `data_dir`, readable by this user only, and
+    never put on a command line, which every local user can read in /proc; the URL carries it.
+    `data_dir` (the append-only file, the log) is made readable by this user only as well."""
+    os.makedirs(data_dir, mode=0o700, exist_ok=True)
+    os.chmod(data_dir, 0o700)
     port = port or free_port()
-    args = [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", data_dir, "--save", ""]
-    args += ["--appendonly", "yes" if persist else "no", "--daemonize", "no", *extra]
+    args = [redis_binary()]
+    if password is not None:
+        args.append(write_private(os.path.join(data_dir, "redis.conf"), f"requirepass {password}\n"))
+    args += ["--port", str(port), "--bind", "127.0.0.1", "--dir", data_dir, "--save", ""]
+    # noeviction (Redis's default, said out loud): a match or a queued job is never dropped.
+    args += ["--appendonly", "yes" if persist else "no", "--maxmemory-policy", "noeviction"]
+    args += ["--daemonize", "no", *extra]
     log = open(os.path.join(data_dir, "redis.log"), "ab")
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
-    url = f"redis://127.0.0.1:{port}/0"
+    auth = f":{password}@" if password is not None else ""
+    url = f"redis://{auth}127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url)
     deadline = time.monotonic() + 20
     while True:
@@ -50,3 +66,15 @@ def start_redis(
                 proc.kill()
                 raise RuntimeError(f"redis-server did not start; see {data_dir}/redis.log") from None
             time.sleep(0.05)
+
+
+def write_private(path: str, text: str) -> str:
+    """Write `text` to `path`, readable and writable by this user only (0600) from the start,
+    replacing any file there at once; returns `path`."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, 0o600)  # O_CREAT's mode is cut by the umask, and an old file keeps its own
+    os.replace(tmp, path)
+    return path

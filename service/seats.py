@@ -55,6 +55,8 @@ class SeatsMixin(FollowingMixin):
             "created": time.time(),
             "joins": len(tokens),
             "listed": bool(body.get("listed")),
+            # Keys the bots' randomness (service/bots.py, bot_rng); never shown to anyone.
+            "bot_key": secrets.token_hex(32),
         }
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):

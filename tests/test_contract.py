@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 
+import redis
 import yaml
 
 from service.cli import build_parser
@@ -28,12 +29,17 @@ def test_docs_page_is_served_with_its_own_assets(client):
     assert resp.status_code == 200 and b"swagger" in resp.data.lower()
     # Every script and style the page loads is served by the API itself (no CDN), and it is
     # a Swagger UI that reads OpenAPI 3.1 (version 5 or later).
-    assets = re.findall(r'(?:src|href)="([^"]+)"', resp.get_data(as_text=True))
-    assert len(assets) == 3 and all(a.startswith("/docs/assets/") for a in assets), assets
+    page = resp.get_data(as_text=True)
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert len(assets) == 4 and all(a.startswith("/docs/assets/") for a in assets), assets
     for path in assets:
         asset = client.get(path)
-        assert asset.status_code == 200 and len(asset.data) > 10_000, path
+        # Swagger UI's own files, and the few lines that start it (service/static/docs).
+        assert asset.status_code == 200 and len(asset.data) > (100 if "init" in path else 10_000), path
         assert asset.mimetype in ("text/css", "text/javascript", "application/javascript"), asset.mimetype
+    # No inline script: the policy (tests/test_play_route.py) would refuse to run it.
+    assert re.findall(r"<script[^>]*>", page) == [f'<script src="{a}">' for a in assets if a.endswith(".js")]
+    assert "<style" not in page and "style=" not in page and not re.search(r"\son[a-z]+=", page)
     bundle = client.get("/docs/assets/swagger-ui-bundle.js").get_data(as_text=True)
     assert re.search(r'"5\.\d+\.\d+"', bundle)
     # Nothing else of the package's folder is reachable.
@@ -63,6 +69,41 @@ def test_dockerfile_runs_real_cardtable_commands_as_non_root():
                 assert os.path.exists(os.path.join(ROOT, src)), src
 
 
+# Every Redis of the compose files takes its password from one variable that has no default:
+# compose refuses to start without it (docs/deployment.md).
+PASSWORD_VAR = r"\$\{CARDTABLE_REDIS_PASSWORD:\?[^}]+\}"
+PASSWORD_REF = re.compile(f"^{PASSWORD_VAR}$")
+
+
+def _option(cmd: list[str], name: str) -> str:
+    assert name in cmd, (name, cmd)
+    return cmd[cmd.index(name) + 1]
+
+
+def _check_redis(service: dict, replica: bool = False) -> None:
+    """A Redis that asks for the password (a replica also gives it to its master), never evicts
+    a key, and whose health check passes only on an authenticated PONG."""
+    cmd = service["command"]
+    assert cmd[0] == "redis-server"
+    assert PASSWORD_REF.match(_option(cmd, "--requirepass")), cmd
+    assert _option(cmd, "--maxmemory-policy") == "noeviction"
+    if replica:
+        assert PASSWORD_REF.match(_option(cmd, "--masterauth")), cmd
+    assert PASSWORD_REF.match(service["environment"]["REDISCLI_AUTH"])
+    if "healthcheck" in service:
+        # redis-cli exits 0 on NOAUTH: the check must look for the PONG itself.
+        assert service["healthcheck"]["test"] == ["CMD-SHELL", "redis-cli ping | grep -q PONG"]
+
+
+def _password_of(url: str) -> str | None:
+    """The password a client takes from the URL once compose put the variable's value in
+    (service/cluster.py reads a redis+cluster:// URL's this way)."""
+    url = re.sub(PASSWORD_VAR, "s3cret", url)
+    if url.startswith("redis+cluster://"):
+        return url.removeprefix("redis+cluster://").rpartition("@")[0].partition(":")[2]
+    return redis.connection.parse_url(url).get("password")
+
+
 def test_compose_runs_api_worker_and_persistent_redis():
     with open(os.path.join(ROOT, "docker-compose.yml"), encoding="utf-8") as f:
         compose = yaml.safe_load(f)
@@ -71,10 +112,13 @@ def test_compose_runs_api_worker_and_persistent_redis():
     redis_cmd = services["redis"]["command"]
     assert redis_cmd[0] == "redis-server" and "--appendonly" in redis_cmd
     assert redis_cmd[redis_cmd.index("--appendonly") + 1] == "yes"
+    _check_redis(services["redis"])
     for name in ("api", "worker"):
         cmd = services[name]["command"]
         _check_cardtable_command(cmd if isinstance(cmd, list) else shlex.split(cmd))
-        assert services[name]["environment"]["REDIS_URL"].startswith("redis://redis:")
+        url = services[name]["environment"]["REDIS_URL"]
+        assert re.match(f"^redis://:{PASSWORD_VAR}@redis:6379/0$", url), url
+        assert _password_of(url) == "s3cret"
     # The worker runs RQ's scheduler unless told not to (turn clocks need it).
     assert "--no-scheduler" not in services["worker"]["command"]
 
@@ -84,7 +128,7 @@ def test_compose_restarts_services_and_checks_their_health():
         services = yaml.safe_load(f)["services"]
     for name in ("api", "worker", "redis"):
         assert services[name].get("restart") in ("unless-stopped", "always"), name
-    assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    assert services["redis"]["healthcheck"]["test"] == ["CMD-SHELL", "redis-cli ping | grep -q PONG"]
     api_check = services["api"]["healthcheck"]["test"]
     assert api_check[0] == "CMD" and any("/readyz" in part for part in api_check)
     # The probe asks the port the API listens on.
@@ -104,20 +148,27 @@ def test_cluster_compose_runs_a_3_master_3_replica_cluster_beside_2_apis_and_2_w
         assert cmd[0] == "redis-server" and cmd[cmd.index("--cluster-enabled") + 1] == "yes"
         assert cmd[cmd.index("--appendonly") + 1] == "yes"
         assert services[name]["restart"] == "unless-stopped"
+        _check_redis(services[name], replica=True)  # any node may be a replica
     create = " ".join(services["cluster-create"]["command"])
     assert "--cluster create" in create and "--cluster-replicas 1" in create
     assert all(n in create for n in nodes)
+    assert PASSWORD_REF.match(services["cluster-create"]["environment"]["REDISCLI_AUTH"])
     apis = [n for n in services if n.startswith("api")]
     assert len(apis) == 2 and services["worker"]["deploy"]["replicas"] == 2
     queue = services["queue"]["command"]
     assert queue[queue.index("--appendonly") + 1] == "yes"
+    _check_redis(services["queue"])
     assert "--replicaof" in services["queue-replica"]["command"]
+    _check_redis(services["queue-replica"], replica=True)
     for name in [*apis, "worker"]:
         cmd = services[name]["command"]
         _check_cardtable_command(cmd)
         env = services[name]["environment"]
-        assert env["REDIS_URL"].startswith("redis://queue:")
-        hosts = env["CARDTABLE_STATE_URL"].removeprefix("redis+cluster://").split(",")
+        assert re.match(f"^redis://:{PASSWORD_VAR}@queue:6379/0$", env["REDIS_URL"]), env["REDIS_URL"]
+        assert _password_of(env["REDIS_URL"]) == "s3cret"
+        state = env["CARDTABLE_STATE_URL"]
+        assert _password_of(state) == "s3cret"
+        hosts = state.removeprefix("redis+cluster://").rpartition("@")[2].split(",")
         assert sorted(h.split(":")[0] for h in hosts) == nodes
         deps = services[name]["depends_on"]
         assert deps["cluster-create"]["condition"] == "service_completed_successfully"

@@ -50,3 +50,41 @@ def test_the_page_loads_nothing_from_elsewhere():
         assert "http://" not in text and "https://" not in text, name
         for target in re.findall(r'^import .* from "([^"]+)";', text, re.M):
             assert target.startswith("./") and target[2:] in names, (name, target)
+
+
+POLICY_PAGES = ("/play", "/play/main.js", "/play/play.css", "/docs", "/docs/assets/swagger-ui-bundle.js")
+
+
+def test_pages_forbid_inline_scripts_and_framing(client):
+    """The pages and their files run only this server's scripts, may be framed by no other site,
+    are never sniffed, and send no referrer (the table's address names its match)."""
+    for path in POLICY_PAGES:
+        resp = client.get(path)
+        assert resp.status_code == 200, path
+        policy = dict(
+            d.strip().split(" ", 1) for d in resp.headers["Content-Security-Policy"].split(";") if d.strip()
+        )
+        assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'", path
+        assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'", path
+        assert resp.headers["X-Content-Type-Options"] == "nosniff", path
+        assert resp.headers["Referrer-Policy"] == "no-referrer", path
+        assert resp.headers["X-Frame-Options"] == "DENY", path
+
+
+def test_json_answers_are_never_sniffed(client):
+    for path in ("/v1/games", "/openapi.json", "/v1/matches/0000000000000000", "/healthz"):
+        resp = client.get(path)
+        assert resp.is_json, path
+        assert resp.headers["X-Content-Type-Options"] == "nosniff", path
+        assert resp.headers["Referrer-Policy"] == "no-referrer", path
+
+
+def test_the_page_sets_no_inline_style_either():
+    """An element's `style` attribute, in the HTML or set from a script, is inline style, which the
+    policy refuses (tests/test_play_security.py watches a real browser for that)."""
+    for name in os.listdir(STATIC):
+        with open(os.path.join(STATIC, name), encoding="utf-8") as f:
+            text = f.read()
+        assert not re.search(r"""\bstyle\s*[:=]\s*["'{]|<style|setAttribute\(["']style""", text), name
+        if name.endswith(".html"):
+            assert not re.search(r"<script(?![^>]*\bsrc=)", text), name

@@ -137,5 +137,5 @@ export function eventLine(view, e) {
       parts.push(e.type.replaceAll("_", " "));
   }
   // Each part its own span: adjacent text would merge into one flex item, without the gap.
-  return h("li", {}, h("span", { class: "row", style: "gap:.3rem" }, parts.map((p) => (typeof p === "string" ? h("span", {}, p) : p))));
+  return h("li", {}, h("span", { class: "row tight" }, parts.map((p) => (typeof p === "string" ? h("span", {}, p) : p))));
 }
