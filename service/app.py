@@ -47,6 +47,9 @@ STORE_UNREACHABLE = (
     redis.exceptions.TryAgainError,
     redis.exceptions.ReadOnlyError,
     redis.exceptions.RedisClusterException,
+    # Redis at its maxmemory with noeviction (the compose files) refuses writes: not the
+    # client's fault either, and reads still answer.
+    redis.exceptions.OutOfMemoryError,
 )
 
 

@@ -120,7 +120,7 @@ class BotsMixin(MatchCore):
                 game.id, level, type(exc).__name__, match_id, version,
                 "".join(traceback.format_tb(exc.__traceback__)),
             )  # fmt: skip
-            self.store.count("bot_fallbacks")
+            self.store.counters.count("bot_fallbacks")
             # A refused action leaves the state untouched; anything else may have changed it.
             loaded = self.store.load(match_id)
             if loaded is None or loaded.version != version:
@@ -136,9 +136,11 @@ class BotsMixin(MatchCore):
         if not self._commit(match_id, loaded, record, step.events, step=step):
             return "stale"
         if since is not None:
-            self.store.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
+            self.store.counters.observe(
+                "bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS
+            )
         if thought is not None:
-            self.store.observe(f"bot_decision_seconds.{level}", thought, BOT_DECISION_BUCKETS)
+            self.store.counters.observe(f"bot_decision_seconds.{level}", thought, BOT_DECISION_BUCKETS)
         return "moved"
 
     def _hold(self, seconds: float) -> None:

@@ -16,7 +16,7 @@ def render(svc) -> str:
         "# HELP cardtable_requests_total HTTP requests by endpoint.",
         "# TYPE cardtable_requests_total counter",
     ]
-    counters = svc.store.metrics()
+    counters = svc.store.counters.metrics()
     for key, value in sorted(counters.items()):
         kind, _, endpoint = key.partition(":")
         if kind == "requests":

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hmac
 import os
-import random
 import secrets
 import threading
 import zlib
@@ -21,6 +20,7 @@ from redis.cluster import RedisCluster
 
 from service import codec
 from service.cluster import Group, Router, pack_commands
+from service.counters import Counters
 from service.due_index import DUE_KEY, DueIndex
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
 from service.waiters import ClusterHub, Hub
@@ -30,9 +30,8 @@ IN_PROGRESS = "in-progress"
 # (events, idempotency, RQ), which then makes a caller wait for one rather than fail.
 HOT_CONNECTIONS = 16
 POOL_CONNECTIONS = 8
-METRICS_KEY = "ct:metrics"
-# On a cluster the counters every request bumps are split over this many hashes, each under its
-# own hash tag, so no one node takes them all (Store.metrics adds them up).
+# On a cluster the rate counts and the counters every request bumps are split over this many
+# hash tags, so no one node takes them all (service/counters.py adds the counters up).
 SHARDS = 64
 # The most events one read of a feed takes: a page of /events (docs/api.md, "Limits") and one
 # more, which tells whether more follow. History reads them all.
@@ -69,6 +68,18 @@ class RateCheck(NamedTuple):
 
 
 _pending_rate: ContextVar[RateCheck | None] = ContextVar("pending_rate", default=None)
+
+
+def _reply(conn: Any) -> Any:
+    """One reply of a round trip; an error reply is returned, not raised (Store._send)."""
+    try:
+        return conn.read_response()
+    except redis.ResponseError as e:
+        if "OOM command not allowed" in str(e):
+            # A script's write refused at maxmemory (noeviction) comes back as the script's
+            # error, with nothing written: the store is unavailable, as for a plain OOM (503).
+            return redis.exceptions.OutOfMemoryError(str(e))
+        return e
 
 
 def _rate_id(kind: str, who: str) -> str:
@@ -163,6 +174,7 @@ class Store:
         self.router = None if state is None or state is client else Router(state, client, HOT_CONNECTIONS)
         self.cluster = isinstance(state, RedisCluster)
         self.shards = SHARDS if self.cluster else 1
+        self.counters = Counters(self.state, self.shards)
         self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
         self._commit_src = COMMIT_SHARDED if self.cluster else COMMIT
         self._commit = self.state.register_script(self._commit_src)
@@ -229,7 +241,7 @@ class Store:
     def _send(conn, commands: list[tuple], retry: bool) -> list[Any]:
         try:
             conn.send_packed_command(pack_commands(commands))
-            return [conn.read_response() for _ in commands]
+            replies = [_reply(conn) for _ in commands]
         except (redis.ConnectionError, redis.TimeoutError):
             conn.disconnect()
             if not retry:
@@ -241,6 +253,12 @@ class Store:
         except BaseException:
             conn.disconnect()
             raise
+        # Every reply is read before an error one is raised: replies left unread would answer
+        # the connection's next round trip.
+        error = next((r for r in replies if isinstance(r, redis.ResponseError)), None)
+        if error is not None:
+            raise error
+        return replies
 
     def _exchange(self, groups: list[Group], retry: bool) -> list[list[Any]]:
         """Each group's replies, all in one round trip: on one Redis a single write on one
@@ -419,14 +437,11 @@ class Store:
         travel in one command group; clients spread over SHARDS slots (one on one Redis)."""
         return zlib.crc32(client_id.encode()) % self.shards
 
-    def _metrics_key(self, shard: int) -> str:
-        return METRICS_KEY if self.shards == 1 else f"{METRICS_KEY}:{{s{shard}}}"
-
     def _count_group(self, client_id: str, window: int, endpoint: str) -> Group:
         shard = self._shard(client_id)
         tag = "" if self.shards == 1 else f"{{s{shard}}}:"
         key = f"ct:rl:{tag}{client_id}:{window}"
-        metrics = self._metrics_key(shard)
+        metrics = self.counters.key(shard)
         return key, [("INCR", key), ("EXPIRE", key, 2), ("HINCRBY", metrics, f"requests:{endpoint}", 1)]
 
     def hit_rate(self, address: str, window: int, endpoint: str) -> int:
@@ -457,35 +472,6 @@ class Store:
 
     def forget_rate(self) -> None:
         _pending_rate.set(None)
-
-    def _any_metrics_key(self) -> str:
-        return self._metrics_key(random.randrange(self.shards))
-
-    def metrics(self) -> dict[str, float]:
-        keys = [self._metrics_key(i) for i in range(self.shards)]
-        with self.state.pipeline(transaction=False) as p:
-            for key in keys:
-                p.hgetall(key)
-            shards = p.execute()
-        total: dict[str, float] = {}
-        for shard in shards:
-            for k, v in shard.items():
-                total[k.decode()] = total.get(k.decode(), 0.0) + float(v)
-        return total
-
-    def count(self, name: str, by: int = 1) -> None:
-        """Add to a counter every process shares (shown by /metrics)."""
-        self.state.hincrby(self._any_metrics_key(), name, by)
-
-    def observe(self, name: str, value: float, buckets: tuple[float, ...]) -> None:
-        """One observation of a histogram: its bucket (not cumulative), sum and count."""
-        bucket = next((f"{b:g}" for b in buckets if value <= b), "+Inf")
-        key = self._any_metrics_key()
-        with self.state.pipeline(transaction=False) as p:
-            p.hincrby(key, f"{name}_bucket:{bucket}", 1)
-            p.hincrbyfloat(key, f"{name}_sum", value)
-            p.hincrby(key, f"{name}_count", 1)
-            p.execute()
 
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis spends on a match's state and events (for benchmarks)."""

@@ -98,7 +98,7 @@ def replay_all(svc: MatchService, match_ids: list[str]) -> None:
 
 
 def counters(url: str) -> dict[str, float]:
-    return Store(redis.Redis.from_url(url)).metrics()
+    return Store(redis.Redis.from_url(url)).counters.metrics()
 
 
 def lock_holder(client: redis.Redis) -> int | None:

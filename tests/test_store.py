@@ -13,6 +13,7 @@ import redis
 from service.app import create_app
 from service.cluster import pack_commands
 from service.config import Config
+from service.embedded import start_redis
 from service.store import Store
 from tests.api_helpers import Api, auth
 
@@ -228,3 +229,24 @@ def test_commands_are_packed_byte_for_byte_as_redis_py_packs_them():
     wire = b"".join(redis.Connection().pack_commands(commands))
     assert b"".join(pack_commands(commands)) == wire
     assert len(pack_commands(commands)) == 1  # one write
+
+
+def test_a_full_redis_with_noeviction_is_a_503_not_a_crash(tmp_path):
+    """The compose files run Redis with noeviction: at its memory limit it refuses writes (OOM),
+    which the client sees as a 503 it may retry, while what needs no write still answers."""
+    proc, url = start_redis(
+        str(tmp_path), persist=False, extra=("--maxmemory", "4mb", "--maxmemory-policy", "noeviction")
+    )
+    try:
+        client = redis.Redis.from_url(url)
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            for i in range(10_000):
+                client.set(f"filler:{i}", "x" * 10_000)
+        c = create_app(Config(REDIS_URL=url, RATE_LIMIT=0)).test_client()
+        resp = c.post("/v1/matches", json={"game": "spades", "seats": [{"kind": "human"}] * 4})
+        assert resp.status_code == 503 and resp.get_json()["error"] == "unavailable"
+        assert resp.headers["Retry-After"] == "1"
+        assert c.get("/v1/games").status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -41,7 +41,7 @@ def sweep(svc: MatchService, now: float | None = None) -> int:
         requeued += enqueued
         svc.store.due.reschedule(match_id, seen, next_look)
     if requeued:
-        svc.store.count("sweeper_requeues", requeued)
+        svc.store.counters.count("sweeper_requeues", requeued)
     return requeued
 
 
