@@ -13,6 +13,7 @@ from typing import Any
 
 import redis
 from flask import Flask, Response, jsonify, request, send_from_directory
+from flask.globals import request_ctx
 from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
@@ -95,8 +96,12 @@ class CardtableFlask(Flask):
 
     def make_default_options_response(self) -> Response:
         """OPTIONS answers in JSON like everything else: the methods the URL takes, also in
-        the Allow header (Flask's default is an empty text/html body)."""
-        allow = sorted(request.url_rule.methods or ()) if request.url_rule else []
+        the Allow header (Flask's default is an empty text/html body).
+
+        Every rule of the URL counts, not only the one OPTIONS matched: `/v1/matches` is two
+        rules of two blueprints (the lobby's GET, create's POST)."""
+        adapter = request_ctx.url_adapter
+        allow = sorted(adapter.allowed_methods()) if adapter is not None else []
         resp = jsonify({"allow": allow})
         resp.headers["Allow"] = ", ".join(allow)
         return resp
