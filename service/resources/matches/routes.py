@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from functools import wraps
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
@@ -49,6 +50,26 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
+# The answer to a call that needs a token and has none (the same as MatchCore.authenticate's).
+NO_TOKEN = "this call needs the seat's token: Authorization: Bearer <token>"
+
+
+def needs_token(view):
+    """A call only a seat may make: documented with the bearer scheme, and without an
+    Authorization header (or with one not of the form 'Bearer <token>') refused with 401
+    before anything else is looked at. The answer then says what is missing whether or not
+    the match exists and whatever the body holds, as the contract's security says; the token
+    itself is checked against the match once it is loaded."""
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        if bearer_token() is None:
+            raise ApiError(401, "invalid_token", NO_TOKEN)
+        return view(*args, **kwargs)
+
+    return blp.doc(security=AUTH)(wrapper)
+
+
 def json_response(data: dict, version: int | None = None) -> Response:
     # Views are built as plain dicts that ViewSchema documents (a test checks every view
     # against it); dumping them directly keeps marshmallow off the hot path.
@@ -72,12 +93,11 @@ def _seat_call(operation_id: str, codes=(401, 403, 404, 409), schema=ViewSchema,
     def document(view):
         for decorate in (
             blp.doc(operationId=operation_id),
-            blp.doc(security=AUTH),
             _errors(*codes),
             respond(200, schema, example=examples.VIEW if example is None else example),
         ):
             view = decorate(view)
-        return view
+        return needs_token(view)
 
     return document
 
@@ -162,11 +182,11 @@ def _if_match(raw: str | None) -> int | None:
 
 @blp.route("/<match_id>/actions")
 class Actions(MethodView):
+    @needs_token  # outermost: before the headers and the body are read
     @blp.arguments(ActionHeadersSchema(), location="headers")
     @blp.arguments(ActionSchema(), example=examples.ACTION)
     @blp.view_response(200, ViewSchema, example=examples.PLAYED)
     @_errors(401, 404, 409, 412, *BODY_ERRORS)
-    @blp.doc(security=AUTH)
     @blp.doc(operationId="playAction")
     def post(self, headers, action, match_id):
         """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view
