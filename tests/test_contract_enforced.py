@@ -4,6 +4,7 @@ admit. Bodies are checked with a JSON Schema validator against the served docume
 
 from __future__ import annotations
 
+import jsonschema_rs
 import pytest
 
 from tests.api_helpers import Api
@@ -19,6 +20,17 @@ def api(client):
 @pytest.fixture(scope="module")
 def served(app):
     return app.test_client().get("/openapi.json").get_json()
+
+
+def admits(doc: dict, name: str, value) -> bool:
+    """Whether the served document's schema `name` admits `value`."""
+    schema = {"$ref": f"#/components/schemas/{name}", "components": doc["components"]}
+    return jsonschema_rs.Draft202012Validator(schema).is_valid(value)
+
+
+def body_schema(doc: dict, path: str, method: str = "post") -> str:
+    ref = doc["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    return ref.rsplit("/", 1)[-1]
 
 
 def token_operations(doc: dict) -> list[tuple[str, str]]:
@@ -59,3 +71,50 @@ def test_a_round_asked_of_an_unknown_match_without_a_token_is_401_not_404(api):
     # With a token, the match is looked up: no such match is still 404.
     found = api.c.post(f"/v1/matches/{UNKNOWN}/rounds", headers={"Authorization": "Bearer x"})
     assert found.status_code == 404
+
+
+# --- request bodies admit no field the server refuses ---------------------------------------
+
+BODIES = [
+    ("/v1/matches", {"game": "spades", "seats": [{"kind": "human"}] + [{"kind": "bot"}] * 3}),
+    ("/v1/matches/quick", {"game": "zhol"}),
+    ("/v1/matches/{match_id}/join", {"name": "Ben"}),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), BODIES)
+def test_a_body_with_a_field_the_server_refuses_is_outside_the_contract(api, served, path, body):
+    name = body_schema(served, path)
+    assert served["components"]["schemas"][name]["additionalProperties"] is False
+    assert admits(served, name, body)
+    assert not admits(served, name, {**body, "colour": "blue"})
+    url = path.replace(
+        "{match_id}",
+        api.create("spades", [{"kind": "human"}, {"kind": "open"}] + [{"kind": "bot"}] * 2)["id"],
+    )
+    refused = api.c.post(url, json={**body, "colour": "blue"})
+    assert refused.status_code == 422 and refused.get_json()["errors"] == {"colour": ["Unknown field."]}
+    assert api.c.post(url, json=body).status_code in (200, 201)
+
+
+def test_a_seat_with_a_field_the_server_refuses_is_outside_the_contract(api, served):
+    assert served["components"]["schemas"]["SeatIn"]["additionalProperties"] is False
+    seats = [{"kind": "human", "colour": "blue"}] + [{"kind": "bot"}] * 3
+    assert not admits(served, "CreateMatch", {"game": "spades", "seats": seats})
+    assert api.c.post("/v1/matches", json={"game": "spades", "seats": seats}).status_code == 422
+
+
+def test_a_join_without_a_body_is_in_the_contract_and_taken(api, served):
+    join = served["paths"]["/v1/matches/{match_id}/join"]["post"]
+    assert join["requestBody"]["required"] is False
+    match_id = api.create("spades", [{"kind": "human"}, {"kind": "open"}] + [{"kind": "bot"}] * 2)["id"]
+    joined = api.c.post(f"/v1/matches/{match_id}/join")
+    assert joined.status_code == 200 and joined.get_json()["seat"] == 1
+
+
+def test_answers_stay_open_to_new_fields(served):
+    # Clients ignore fields they do not know (docs/api.md, "API stability"): no answer's schema
+    # forbids one.
+    schemas = served["components"]["schemas"]
+    for name in ("View", "Created", "Joined", "LobbyPage", "Events", "History", "Hint", "Error"):
+        assert "additionalProperties" not in schemas[name], name

@@ -151,7 +151,8 @@ class MatchView(MethodView):
 
 @blp.route("/<match_id>/join")
 class Join(MethodView):
-    @blp.arguments(JoinSchema(), example=examples.JOIN)
+    # The body may be left out: a join needs nothing (the name is optional).
+    @blp.arguments(JoinSchema(), example=examples.JOIN, required=False)
     @blp.response(200, JoinedSchema, example=examples.JOINED)
     @_errors(404, 409, *BODY_ERRORS)
     @blp.alt_response(200, response=links.joined(), success=True)
