@@ -118,3 +118,43 @@ def test_answers_stay_open_to_new_fields(served):
     schemas = served["components"]["schemas"]
     for name in ("View", "Created", "Joined", "LobbyPage", "Events", "History", "Hint", "Error"):
         assert "additionalProperties" not in schemas[name], name
+
+
+# --- names ----------------------------------------------------------------------------------
+
+
+def test_the_name_pattern_refuses_exactly_the_names_the_server_refuses(served):
+    import re
+    import sys
+
+    from marshmallow import ValidationError
+
+    from service.resources.matches.schemas import NAME_PATTERN, _check_name
+
+    pattern = served["components"]["schemas"]["Join"]["properties"]["name"]["pattern"]
+    assert pattern == NAME_PATTERN
+    compiled = re.compile(pattern)
+
+    def server_takes(name: str) -> bool:
+        try:
+            _check_name(name)
+        except ValidationError:
+            return False
+        return True
+
+    # Every character alone, and beside a letter (lone surrogates never get past the JSON
+    # parser: left out).
+    for point in range(sys.maxunicode + 1):
+        if 0xD800 <= point <= 0xDFFF:
+            continue
+        char = chr(point)
+        for name in (char, "a" + char):
+            assert bool(compiled.fullmatch(name)) == server_takes(name), hex(point)
+
+
+@pytest.mark.parametrize("name", ["\u0086Ana", "Ana\n", "\u202eAna", "   ", "\u3000\u00a0"])
+def test_a_name_the_server_refuses_is_outside_the_contract(api, served, name):
+    assert not admits(served, "Join", {"name": name})
+    match_id = api.create("spades", [{"kind": "human"}, {"kind": "open"}] + [{"kind": "bot"}] * 2)["id"]
+    assert api.c.post(f"/v1/matches/{match_id}/join", json={"name": name}).status_code == 422
+    assert admits(served, "Join", {"name": " Ana Bø 🂡 "})

@@ -12,6 +12,7 @@ import marshmallow as ma
 from engines.base import BOT_LEVELS
 from engines.cards import ALL_CODES
 from engines.registry import GAMES
+from service.contract import char_class, name_pattern
 from service.extensions import Schema
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
@@ -29,7 +30,12 @@ ACTION_DEPTH = 4
 # and paragraph separators, the bidirectional embeddings, overrides and isolates (they make a
 # name display as something else and can reorder the text around it) and lone surrogates
 # (not text at all: they cannot be encoded as UTF-8).
-_NAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAME_FORBIDDEN_CHARS = [(0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029), (0x202A, 0x202E), (0x2066, 0x2069)]
+_NAME_FORBIDDEN = re.compile(f"[{char_class(_NAME_FORBIDDEN_CHARS)}\ud800-\udfff]")
+# The same rules as a JSON Schema pattern: none of those characters, and one that is not
+# whitespace as str.strip() sees it. Lone surrogates are left out: no JSON parser lets them
+# through (400 here), and a pattern cannot name them portably.
+NAME_PATTERN = name_pattern(_NAME_FORBIDDEN_CHARS)
 
 
 def _check_name(value: str) -> None:
@@ -45,7 +51,10 @@ def _check_name(value: str) -> None:
 def name_field() -> ma.fields.String:
     return ma.fields.String(
         validate=[ma.validate.Length(min=1, max=NAME_LENGTH), _check_name],
-        metadata={"description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters"},
+        metadata={
+            "description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters",
+            "pattern": NAME_PATTERN,
+        },
     )
 
 
