@@ -158,3 +158,40 @@ def test_a_name_the_server_refuses_is_outside_the_contract(api, served, name):
     match_id = api.create("spades", [{"kind": "human"}, {"kind": "open"}] + [{"kind": "bot"}] * 2)["id"]
     assert api.c.post(f"/v1/matches/{match_id}/join", json={"name": name}).status_code == 422
     assert admits(served, "Join", {"name": " Ana Bø 🂡 "})
+
+
+# --- the lobby's cursor ---------------------------------------------------------------------
+
+
+def cursor_schema(doc: dict) -> dict:
+    params = doc["paths"]["/v1/matches"]["get"]["parameters"]
+    return next(p["schema"] for p in params if p["name"] == "cursor")
+
+
+@pytest.mark.parametrize(
+    "cursor", ["AAAA", "bm9wZQ", "__-_", "_w", "AAE=", "MDE3OTYyMjY1MTY0ODY6", "A" * 200]
+)
+def test_every_cursor_of_the_contracts_form_gets_a_page(api, served, cursor):
+    assert jsonschema_rs.Draft202012Validator(cursor_schema(served)).is_valid(cursor)
+    resp = api.c.get("/v1/matches", query_string={"cursor": cursor, "limit": 2})
+    assert resp.status_code == 200, resp.get_json()
+    assert len(resp.get_json()["matches"]) <= 2
+
+
+@pytest.mark.parametrize("cursor", ["0", "AAAAA", "AA=A", "bm9wZQ!", "AAAA\n", "A" * 201])
+def test_a_cursor_outside_the_contracts_form_is_refused(api, served, cursor):
+    assert not jsonschema_rs.Draft202012Validator(cursor_schema(served)).is_valid(cursor)
+    resp = api.c.get("/v1/matches", query_string={"cursor": cursor})
+    assert resp.status_code == 422 and set(resp.get_json()["errors"]) == {"cursor"}
+
+
+def test_the_cursors_the_lobby_gives_are_of_the_contracts_form(api, served):
+    for _ in range(3):
+        api.create("zhol", [{"kind": "human"}, {"kind": "open"}], listed=True)
+    page = api.c.get("/v1/matches?game=zhol&limit=1").get_json()
+    assert page["next_cursor"] is not None
+    assert jsonschema_rs.Draft202012Validator(cursor_schema(served)).is_valid(page["next_cursor"])
+    follow = api.c.get(
+        "/v1/matches", query_string={"game": "zhol", "limit": 1, "cursor": page["next_cursor"]}
+    )
+    assert follow.status_code == 200 and follow.get_json()["matches"][0]["id"] != page["matches"][0]["id"]

@@ -5,6 +5,7 @@ import marshmallow as ma
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
 from service.extensions import Schema
+from service.lobby import CURSOR_PATTERN
 from service.resources.matches.schemas import name_field
 
 
@@ -27,7 +28,10 @@ class LobbyQuerySchema(Schema):
     )
     cursor = ma.fields.String(
         validate=ma.validate.Length(min=1, max=200),
-        metadata={"description": "next_cursor of the previous page"},
+        metadata={
+            "description": "next_cursor of the previous page (base64url: a place in the lobby's order)",
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 
@@ -61,7 +65,7 @@ class LobbyPageSchema(Schema):
     next_cursor = ma.fields.String(
         allow_none=True,
         required=True,
-        metadata={"description": "pass as cursor for the next page; null: last"},
+        metadata={"description": "pass as cursor for the next page; null: last", "pattern": CURSOR_PATTERN},
     )
 
 
