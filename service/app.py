@@ -140,14 +140,7 @@ def create_app(config: Config | None = None) -> Flask:
     svc = build_service(config)
     app.extensions["cardtable"] = svc
     api = Api(app)
-    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    # flask-smorest registers its pagination schema itself (no call here pages); it is
-    # described like every other schema of the document.
-    pagination = api.spec.components.schemas.get("PaginationMetadata")
-    if pagination is not None:
-        pagination["description"] = (
-            "flask-smorest's X-Pagination header; no operation of this API pages with it."
-        )
+    _document(api)
 
     from service.resources.games.routes import blp as games_blp
     from service.resources.health.routes import blp as health_blp
@@ -172,6 +165,22 @@ def create_app(config: Config | None = None) -> Flask:
     _install_rate_limit(app, svc, config)
     app.after_request(_cache_headers)
     return app
+
+
+def _document(api: Api) -> None:
+    """The parts of the OpenAPI document no blueprint registers."""
+    from service.resources.matches.schemas import ACTION_VALUES
+
+    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    for name, component in ACTION_VALUES.items():  # what the action fields refer to
+        api.spec.components.schema(name, component)
+    # flask-smorest registers its pagination schema itself (no call here pages); it is
+    # described like every other schema of the document.
+    pagination = api.spec.components.schemas.get("PaginationMetadata")
+    if pagination is not None:
+        pagination["description"] = (
+            "flask-smorest's X-Pagination header; no operation of this API pages with it."
+        )
 
 
 def _install_error_handlers(app: Flask) -> None:

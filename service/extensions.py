@@ -75,7 +75,7 @@ class ContractPlugin(MarshmallowPlugin):
       gets `additionalProperties: false`. apispec would say so only for schemas without a
       description, and every schema here has one; answers are left open, since clients must
       ignore fields they do not know (docs/api.md, "API stability").
-    - `Schema.json_schema_extra` is added as it is.
+    - `Schema.json_schema_extra` is merged in.
     """
 
     def schema_helper(self, name, _, schema=None, **kwargs):
@@ -86,8 +86,17 @@ class ContractPlugin(MarshmallowPlugin):
         if type(instance) in _BODIES and instance.unknown == ma.RAISE:
             json_schema["additionalProperties"] = False
         if isinstance(instance, Schema):
-            json_schema.update(instance.json_schema_extra())
+            _merge(json_schema, instance.json_schema_extra())
         return json_schema
+
+
+def _merge(into: dict, extra: dict) -> None:
+    """`extra` added to `into`, object into object (a field's keywords join its own)."""
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
 
 
 class ErrorSchema(Schema):

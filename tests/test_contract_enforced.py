@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import jsonschema_rs
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tests.api_helpers import Api
 
@@ -195,3 +197,88 @@ def test_the_cursors_the_lobby_gives_are_of_the_contracts_form(api, served):
         "/v1/matches", query_string={"game": "zhol", "limit": 1, "cursor": page["next_cursor"]}
     )
     assert follow.status_code == 200 and follow.get_json()["matches"][0]["id"] != page["matches"][0]["id"]
+
+
+# --- actions --------------------------------------------------------------------------------
+
+
+def spades_match(api):
+    created = api.create(
+        "spades", [{"kind": "human", "name": "Ana"}] + [{"kind": "bot"}] * 3, options={"first_dealer": 3}
+    )
+    return created["id"], created["seats"][0]["token"]
+
+
+def test_the_action_schema_takes_the_types_and_fields_the_engines_declare(served):
+    from engines.registry import GAMES
+
+    action = served["components"]["schemas"]["Action"]
+    assert action["additionalProperties"] is False
+    declared = {f for g in GAMES.values() for fields in g.actions.values() for f in fields}
+    assert set(action["properties"]) == {"type"} | declared
+    types = {t for g in GAMES.values() for t in g.actions}
+    assert all(admits(served, "Action", {"type": t}) for t in types)
+    assert not any(admits(served, "Action", {"type": t + "s"}) for t in types)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "bid", "tricks": 3, "colour": "blue"},  # a field no game takes
+        {"type": "fly"},  # a type no game has
+        {"type": "play", "card": 5000},  # numbers in an action lie from 0 to 1,000
+        {"type": "play", "card": -1},
+        {"type": "play", "card": 2.5},
+        {"type": "play", "card": None},
+        {"type": "bid", "tricks": 14},
+        {"type": "meld", "melds": [[[[["QH"]]]]]},  # nested 5 levels deep
+        {"type": "meld", "lay_offs": {"a": {"b": {"c": {"d": {"e": 1}}}}}},
+    ],
+)
+def test_an_action_the_server_refuses_is_outside_the_contract(api, served, action):
+    assert not admits(served, "Action", action)
+    match_id, token = spades_match(api)
+    refused = api.act(match_id, token, action)
+    assert refused.status_code == 422, refused.get_json()
+    assert refused.get_json()["error"] == "validation_error"
+
+
+def test_the_legal_actions_of_every_view_are_inside_the_contract(api, served):
+    match_id, token = spades_match(api)
+    view = api.view(match_id, token)
+    assert view["legal_actions"]
+    for action in view["legal_actions"]:
+        assert admits(served, "Action", action), action
+    assert admits(served, "Action", {"type": "meld", "melds": [[None, ["QH", 3]], [{"x": [[]]}]]})
+
+
+SCALARS = st.none() | st.booleans() | st.integers(-5, 1005) | st.text(max_size=3)
+JSON_VALUES = st.recursive(
+    SCALARS | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=JSON_VALUES)
+def test_the_action_value_schema_admits_what_the_server_takes(served, value):
+    from marshmallow import ValidationError
+
+    from service.resources.matches.schemas import _check_action_value
+
+    def whole_floats(v) -> bool:
+        # JSON Schema calls 1.0 an integer; the server's parser reads it as a float and refuses
+        # it. Clients write whole numbers without a fraction: such values are left out.
+        if isinstance(v, float):
+            return v.is_integer()
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else []
+        return any(whole_floats(i) for i in items)
+
+    assume(not whole_floats(value))
+    try:
+        _check_action_value(value)
+        takes = value is not None  # the top of a field is never null (allow_none off)
+    except ValidationError:
+        takes = False
+    assert admits(served, "ActionValue", value) == takes, value

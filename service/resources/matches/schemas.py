@@ -12,7 +12,14 @@ import marshmallow as ma
 from engines.base import BOT_LEVELS
 from engines.cards import ALL_CODES
 from engines.registry import GAMES
-from service.contract import char_class, name_pattern
+from service.contract import (
+    ACTION_VALUE,
+    action_schema_extra,
+    action_value_components,
+    char_class,
+    name_pattern,
+    ref,
+)
 from service.extensions import Schema
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
@@ -107,9 +114,14 @@ def action_field(description: str) -> ma.fields.Raw:
     return ma.fields.Raw(
         validate=_check_action_value,
         metadata={
-            "description": f"{description} (integers 0–{ACTION_INT}, at most {ACTION_DEPTH} levels deep)"
+            "description": f"{description} (integers 0–{ACTION_INT}, at most {ACTION_DEPTH} levels deep)",
+            "allOf": [ref(ACTION_VALUE)],
         },
     )
+
+
+# The components the action fields refer to, made from the same bounds (service/contract.py).
+ACTION_VALUES = action_value_components(ACTION_INT, ACTION_DEPTH)
 
 
 class AsIs(ma.fields.Nested):
@@ -274,13 +286,7 @@ class ActionSchema(Schema):
     class Meta:
         unknown = ma.INCLUDE
 
-    type = ma.fields.String(
-        required=True,
-        metadata={
-            "description": "resign | bid | play | draw | discard | meld | lay_off | swap_joker | "
-            "take_discard | take_closing (by game)"
-        },
-    )
+    type = ma.fields.String(required=True)  # its enum and description: json_schema_extra
     tricks = ma.fields.Integer(
         strict=True, validate=ma.validate.Range(min=0, max=13), metadata={"description": "spades bid"}
     )
@@ -291,6 +297,10 @@ class ActionSchema(Schema):
     meld = action_field('žolíky: meld id ("m2") or index of a new meld')
     cards = action_field("žolíky: cards to lay off")
     discard = action_field("žolíky take_closing: the closing discard")
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        return action_schema_extra(set(cls._declared_fields))
 
     @ma.validates_schema(pass_original=True)
     def _bounded_extras(self, data, original, **kwargs):
