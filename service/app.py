@@ -169,10 +169,13 @@ def create_app(config: Config | None = None) -> Flask:
 
 def _document(api: Api) -> None:
     """The parts of the OpenAPI document no blueprint registers."""
+    from service.contract import game_components
+    from service.hints import HINTS_OPTION
     from service.resources.matches.schemas import ACTION_VALUES
 
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    for name, component in ACTION_VALUES.items():  # what the action fields refer to
+    # What the action fields and each game's options refer to (service/contract.py).
+    for name, component in {**ACTION_VALUES, **game_components({"hints": HINTS_OPTION})}.items():
         api.spec.components.schema(name, component)
     # flask-smorest registers its pagination schema itself (no call here pages); it is
     # described like every other schema of the document.

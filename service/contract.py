@@ -4,8 +4,12 @@ options as its engine accepts them (docs/api.md, "API stability")."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 from typing import Any
 
+from engines.base import Game, Option
+from engines.errors import EngineError
 from engines.registry import GAMES
 
 Ranges = list[tuple[int, int]]
@@ -110,3 +114,229 @@ def action_schema_extra(named: set[str]) -> dict[str, Any]:
         )
         properties[name] = {"description": f"{users} (docs/rules/<game>.md)", "allOf": [ref(ACTION_VALUE)]}
     return {"properties": properties, "additionalProperties": False}
+
+
+# --- games: seat counts and options ------------------------------------------------------------
+#
+# Made by asking each engine (`Game.validate_options`) rather than from a copy of its rules: the
+# seat counts it takes, each integer option's range at each seat count (a seat number is one of
+# the match's seats), and which combinations of its boolean and choice options it refuses at
+# each seat count. Integer options are taken to be ranges that depend on the seat count only;
+# tests/test_contract_enforced.py compares the document with the engines on many option sets.
+
+SEATS = range(1, 9)  # the seat counts a body may ask for at all (`seats`, `players`)
+_MAX_COMBINATIONS = 4096  # finite option sets larger than this are not enumerated
+
+
+def _pascal(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.replace("_", "-").split("-"))
+
+
+def options_name(game: Game) -> str:
+    return f"{_pascal(game.id)}Options"
+
+
+def _takes(game: Game, options: dict[str, Any], seats: int) -> bool:
+    try:
+        game.validate_options(options, seats)
+    except EngineError:
+        return False
+    return True
+
+
+def seat_counts(game: Game) -> list[int]:
+    """The seat counts the game is played with (its default options)."""
+    return [n for n in SEATS if _takes(game, {}, n)]
+
+
+def _option_schema(option: Option) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": option.description, "default": option.default}
+    if option.choices is not None:
+        out["enum"] = list(option.choices)
+    kind = option.type
+    out["type"] = [kind, "null"] if option.default is None else kind
+    if option.minimum is not None:
+        out["minimum"] = option.minimum
+    if option.maximum is not None:
+        out["maximum"] = option.maximum
+    return out
+
+
+def _edge(game: Game, name: str, seats: int, inside: int, outside: int) -> int:
+    """The value nearest `outside` the game takes for option `name`, `inside` being taken:
+    a binary search, the values taken being one range."""
+    while abs(outside - inside) > 1:
+        middle = (inside + outside) // 2
+        if _takes(game, {name: middle}, seats):
+            inside = middle
+        else:
+            outside = middle
+    return inside
+
+
+def _int_bounds(game: Game, seats: int) -> dict[str, Any]:
+    """Each integer option's bounds at this seat count, where tighter than its declared ones."""
+    out: dict[str, Any] = {}
+    for name, option in game.options.items():
+        if option.type != "integer" or option.minimum is None or option.maximum is None:
+            continue
+        lo, hi = option.minimum, option.maximum
+        if not _takes(game, {name: lo}, seats):
+            lo = _edge(game, name, seats, hi, lo - 1) if _takes(game, {name: hi}, seats) else hi + 1
+        if lo <= hi and not _takes(game, {name: hi}, seats):
+            hi = _edge(game, name, seats, lo, hi + 1)
+        bounds = {k: v for k, v in (("minimum", lo), ("maximum", hi)) if v != getattr(option, k)}
+        if bounds:
+            out[name] = bounds
+    return out
+
+
+def _finite(game: Game) -> dict[str, list[Any]]:
+    return {
+        name: [False, True] if option.type == "boolean" else list(option.choices or ())
+        for name, option in game.options.items()
+        if option.type == "boolean" or option.choices is not None
+    }
+
+
+def _refused(game: Game, seats: int) -> list[dict[str, Any]]:
+    """The combinations of finite option values the game refuses at this seat count, as few
+    and as small as they come: each a partial assignment whose every completion is refused."""
+    finite = _finite(game)
+    names = list(finite)
+    combos = list(itertools.product(*finite.values()))
+    if not names or len(combos) > _MAX_COMBINATIONS:
+        return []
+    refused = {c for c in combos if not _takes(game, dict(zip(names, c, strict=True)), seats)}
+    found: list[dict[int, Any]] = []
+    for combo in sorted(refused, key=repr):
+        if any(all(combo[i] == v for i, v in p.items()) for p in found):
+            continue  # already covered
+        for size in range(1, len(names) + 1):
+            implicant = next(
+                (
+                    fixed
+                    for at in itertools.combinations(range(len(names)), size)
+                    if _all_refused(fixed := {i: combo[i] for i in at}, finite, names, refused)
+                ),
+                None,
+            )
+            if implicant is not None:
+                found.append(implicant)
+                break
+    return [{names[i]: v for i, v in sorted(p.items())} for p in found]
+
+
+def _all_refused(fixed: dict[int, Any], finite: dict[str, list[Any]], names: list[str], refused: set) -> bool:
+    free = [finite[n] if i not in fixed else [fixed[i]] for i, n in enumerate(names)]
+    return all(c in refused for c in itertools.product(*free))
+
+
+def _matches(pattern: dict[str, Any], options: dict[str, Option]) -> dict[str, Any]:
+    """A schema admitting exactly the option sets that hold `pattern` (a value left out is the
+    option's default)."""
+    required = sorted(k for k, v in pattern.items() if v != options[k].default)
+    return {
+        **({"required": required} if required else {}),
+        "properties": {k: {"const": v} for k, v in pattern.items()},
+    }
+
+
+def _at_seats(game: Game, seats: int) -> dict[str, Any]:
+    """What the game's options must hold at this seat count besides their own bounds."""
+    return _rule(game.id, seats)
+
+
+@functools.cache
+def _rule(game_id: str, seats: int) -> dict[str, Any]:
+    game = GAMES[game_id]
+    out: dict[str, Any] = {}
+    bounds = _int_bounds(game, seats)
+    if bounds:
+        out["properties"] = bounds
+    refused = _refused(game, seats)
+    if refused:
+        out["not"] = {"anyOf": [_matches(p, game.options) for p in refused]}
+    return out
+
+
+def tables(game: Game) -> tuple[tuple[int, int, str], ...]:
+    """(fewest seats, most seats, options schema name) of each run of seat counts whose
+    options have the same rules."""
+    return _tables(game.id)
+
+
+@functools.cache
+def _tables(game_id: str) -> tuple[tuple[int, int, str], ...]:
+    game = GAMES[game_id]
+    runs: list[list[Any]] = []
+    for n in seat_counts(game):
+        rule = _at_seats(game, n)
+        if runs and runs[-1][1] == n - 1 and runs[-1][2] == rule:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n, rule])
+    base = options_name(game)
+    out = []
+    for lo, hi, rule in runs:
+        # Seat counts whose options have no rule of their own take the game's options as they are.
+        name = f"{base}{lo}" + (f"to{hi}" if hi > lo else "") if rule else base
+        out.append((lo, hi, name))
+    return tuple(out)
+
+
+def game_components(service_options: dict[str, Option]) -> dict[str, dict[str, Any]]:
+    """The components `create_match_extra` and `quick_play_extra` refer to: each game's
+    options, and those of the seat counts with rules of their own."""
+    out: dict[str, dict[str, Any]] = {}
+    for game in GAMES.values():
+        base = options_name(game)
+        options = {**game.options, **service_options}
+        out[base] = {
+            "description": f"The options of a {game.name} match (GET /v1/games lists them)",
+            "type": "object",
+            "properties": {name: _option_schema(o) for name, o in options.items()},
+            "additionalProperties": False,
+        }
+        for lo, hi, name in tables(game):
+            if name != base:
+                seats = f"{lo}" if lo == hi else f"{lo} to {hi}"
+                out[name] = {
+                    "description": f"The options of a {game.name} match of {seats} seats",
+                    "allOf": [ref(base), _at_seats(game, lo)],
+                }
+    return out
+
+
+def _per_game(table_rule) -> dict[str, Any]:
+    return {
+        "allOf": [
+            {
+                "if": {"properties": {"game": {"const": game.id}}, "required": ["game"]},
+                "then": {"anyOf": [table_rule(game, lo, hi, ref(name)) for lo, hi, name in tables(game)]},
+            }
+            for game in GAMES.values()
+        ]
+    }
+
+
+def create_match_extra() -> dict[str, Any]:
+    """CreateMatch's rules by game: a seat count the game is played with, and its options."""
+    return _per_game(
+        lambda game, lo, hi, options: {
+            "properties": {"seats": {"minItems": lo, "maxItems": hi}, "options": options}
+        }
+    )
+
+
+def quick_play_extra() -> dict[str, Any]:
+    """QuickPlay's rules by game: `players` (by default the game's fewest) a seat count the
+    game is played with, and its options."""
+
+    def rule(game: Game, lo: int, hi: int, options: dict[str, str]) -> dict[str, Any]:
+        out: dict[str, Any] = {"properties": {"players": {"minimum": lo, "maximum": hi}, "options": options}}
+        if not lo <= game.min_seats <= hi:
+            out["required"] = ["players"]
+        return out
+
+    return _per_game(rule)

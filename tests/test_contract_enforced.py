@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import jsonschema_rs
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.api_helpers import Api
@@ -282,3 +282,123 @@ def test_the_action_value_schema_admits_what_the_server_takes(served, value):
     except ValidationError:
         takes = False
     assert admits(served, "ActionValue", value) == takes, value
+
+
+# --- each game's seat counts and options --------------------------------------------------------
+
+
+def seats_of(n: int) -> list[dict]:
+    # One human and open seats: the match waits, nothing is dealt, yet everything is checked.
+    return [{"kind": "human"}] + [{"kind": "open"}] * (n - 1)
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("zhol", 1, {}),  # Zhol is played by 2 or 4
+        ("zhol", 3, {}),
+        ("spades", 2, {}),
+        ("zhol", 2, {"first_player": 2}),  # a seat of a 2-seat match is 0 or 1
+        ("three-thirteen", 3, {"first_dealer": 3}),
+        ("zhol", 2, {"colour": "blue"}),  # no such option
+        ("spades", 4, {"target_score": 10001}),
+        ("zhol", 4, {"variant": "medium"}),
+        ("three-thirteen", 2, {"joker_dump": True}),  # needs jokers_wild
+        ("three-thirteen", 2, {"extra_rounds": True, "up_and_down": True}),
+        ("three-thirteen", 7, {"extra_rounds": True}),  # 7 x 15 cards need the jokers
+        ("spades", 4, {"hints": None}),
+    ],
+)
+def test_a_table_the_server_refuses_is_outside_the_contract(api, served, game, seats, options):
+    body = {"game": game, "seats": seats_of(seats), "options": options}
+    assert not admits(served, "CreateMatch", body)
+    refused = api.c.post("/v1/matches", json=body)
+    assert refused.status_code == 422, refused.get_json()
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("zhol", 2, {"first_player": 1}),
+        ("zhol", 4, {"first_player": 3, "variant": "large", "hints": True}),
+        ("three-thirteen", 7, {"extra_rounds": True, "jokers_wild": True}),
+        ("three-thirteen", 2, {"joker_dump": True, "jokers_wild": True, "first_dealer": None}),
+        ("spades", 4, {"target_score": 10000, "first_dealer": 0}),
+        ("zoliky", 2, {}),
+    ],
+)
+def test_a_table_the_server_takes_is_inside_the_contract(api, served, game, seats, options):
+    body = {"game": game, "seats": seats_of(seats), "options": options}
+    assert admits(served, "CreateMatch", body)
+    assert api.c.post("/v1/matches", json=body).status_code == 201
+
+
+def test_quick_play_for_a_table_the_server_refuses_is_outside_the_contract(api, served):
+    for body in (
+        {"game": "zhol", "players": 3},
+        {"game": "spades"} | {"players": 2},
+        {"game": "zoliky", "options": {"x": 1}},
+    ):
+        assert not admits(served, "QuickPlay", body), body
+        assert api.c.post("/v1/matches/quick", json=body).status_code == 422, body
+    for body in ({"game": "zhol"}, {"game": "spades"}, {"game": "three-thirteen", "players": 7}):
+        assert admits(served, "QuickPlay", body), body
+        assert api.c.post("/v1/matches/quick", json=body).status_code == 200, body
+
+
+def option_sets(game_id: str):
+    from engines.registry import GAMES
+
+    values = {}
+    for name, option in GAMES[game_id].options.items():
+        if option.type == "boolean":
+            values[name] = st.booleans() | st.none()
+        elif option.choices is not None:
+            values[name] = st.sampled_from([*option.choices, "other"])
+        else:
+            values[name] = st.integers(option.minimum - 2, option.maximum + 2) | st.none()
+    values["hints"] = st.booleans() | st.none()
+    values["colour"] = st.just("blue")
+    return st.fixed_dictionaries({}, optional=values)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_contract_admits_exactly_the_tables_the_server_takes(client, served, data):
+    from engines.registry import GAMES
+
+    game = data.draw(st.sampled_from(sorted(GAMES)))
+    seats = data.draw(st.integers(1, 8))
+    options = data.draw(option_sets(game))
+    body = {"game": game, "seats": seats_of(seats), "options": options}
+    resp = client.post("/v1/matches", json=body)
+    assert resp.status_code in (201, 422), resp.get_json()
+    assert admits(served, "CreateMatch", body) == (resp.status_code == 201), (body, resp.get_json())
+
+
+def test_the_seat_counts_in_the_contract_are_the_engines(served):
+    from engines.registry import GAMES
+    from service.contract import seat_counts
+
+    assert seat_counts(GAMES["zhol"]) == [2, 4]
+    for game in GAMES.values():
+        for n in range(1, 9):
+            body = {"game": game.id, "seats": seats_of(n)}
+            assert admits(served, "CreateMatch", body) == (n in seat_counts(game)), (game.id, n)
+
+
+def test_a_seed_with_an_open_seat_and_a_level_for_a_person_are_outside_the_contract(redis_url, served):
+    from service.app import create_app
+    from service.config import Config
+
+    # A server as deployed: no stacked decks, so no seed of the creator's while a seat is open.
+    plain = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=0)).test_client()
+    seeded = {"game": "zhol", "seats": seats_of(2), "seed": 7}
+    assert not admits(served, "CreateMatch", seeded)
+    assert plain.post("/v1/matches", json=seeded).status_code == 422
+    full = {**seeded, "seats": [{"kind": "human"}, {"kind": "bot"}]}
+    assert admits(served, "CreateMatch", full) and admits(served, "CreateMatch", {**seeded, "seed": None})
+    assert plain.post("/v1/matches", json=full).status_code == 201
+    person = {"game": "zhol", "seats": [{"kind": "human", "level": "easy"}, {"kind": "bot", "level": "easy"}]}
+    assert not admits(served, "CreateMatch", person)
+    assert plain.post("/v1/matches", json=person).status_code == 422

@@ -4,6 +4,7 @@ import marshmallow as ma
 
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
+from service.contract import quick_play_extra
 from service.extensions import Schema
 from service.lobby import CURSOR_PATTERN
 from service.resources.matches.schemas import name_field
@@ -81,6 +82,10 @@ class QuickPlaySchema(Schema):
         validate=ma.validate.Range(min=2, max=8),
         metadata={"description": "number of seats; default the game's smallest table"},
     )
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        return quick_play_extra()  # each game's seat counts and options (service/contract.py)
 
 
 class QuickPlayedSchema(Schema):

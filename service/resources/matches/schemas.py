@@ -17,6 +17,7 @@ from service.contract import (
     action_schema_extra,
     action_value_components,
     char_class,
+    create_match_extra,
     name_pattern,
     ref,
 )
@@ -140,6 +141,10 @@ class SeatInSchema(Schema):
     name = name_field()
     level = ma.fields.String(validate=ma.validate.OneOf(BOT_LEVELS))
 
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        return {"if": {"required": ["level"]}, "then": {"properties": {"kind": {"const": "bot"}}}}
+
     @ma.validates_schema
     def _level_only_for_bots(self, data, **kwargs):
         if "level" in data and data["kind"] != "bot":
@@ -170,6 +175,17 @@ class CreateMatchSchema(Schema):
         load_default=False,
         metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        # Each game's seat counts and options, made from its engine (service/contract.py); and
+        # a seed of the creator's own is refused while a seat is open (docs/api.md, "Fair
+        # deals"), unless the server runs with CARDTABLE_ALLOW_STACKED_DECK=1.
+        extra = create_match_extra()
+        seeded = {"required": ["seed"], "properties": {"seed": {"type": "integer"}}}
+        no_open = {"properties": {"seats": {"items": {"properties": {"kind": {"not": {"const": "open"}}}}}}}
+        extra["allOf"].append({"if": seeded, "then": no_open})
+        return extra
 
 
 class SeatOutSchema(Schema):
