@@ -309,15 +309,19 @@ def game_components(service_options: dict[str, Option]) -> dict[str, dict[str, A
 
 
 def _per_game(table_rule) -> dict[str, Any]:
-    return {
-        "allOf": [
-            {
-                "if": {"properties": {"game": {"const": game.id}}, "required": ["game"]},
-                "then": {"anyOf": [table_rule(game, lo, hi, ref(name)) for lo, hi, name in tables(game)]},
-            }
-            for game in GAMES.values()
-        ]
-    }
+    """One branch a game, each with a branch a run of seat counts.
+
+    Under `if`/`then`: client generators leave those out and keep one model for the body (a
+    bare `anyOf` would make it a union), validators apply them. One `if` for all the games,
+    not one a game: schemathesis cannot generate from four of them beside another rule."""
+    branches = [
+        {
+            "properties": {"game": {"const": game.id}},
+            "anyOf": [table_rule(game, lo, hi, ref(name)) for lo, hi, name in tables(game)],
+        }
+        for game in GAMES.values()
+    ]
+    return {"allOf": [{"if": {"required": ["game"]}, "then": {"anyOf": branches}}]}
 
 
 def create_match_extra() -> dict[str, Any]:
