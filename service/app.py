@@ -140,6 +140,10 @@ def create_app(config: Config | None = None) -> Flask:
     svc = build_service(config)
     app.extensions["cardtable"] = svc
     api = Api(app)
+    from service.resources.matches.routes import MatchIdConverter
+
+    app.url_map.converters["match_id"] = MatchIdConverter
+    api.register_converter(MatchIdConverter, MatchIdConverter.json_schema)
     _document(api)
 
     from service.resources.games.routes import blp as games_blp

@@ -57,7 +57,7 @@ def test_every_token_call_without_a_token_is_401_whether_or_not_the_match_exists
     }
     created = api.create("spades", [{"kind": "human", "name": "Ana"}] + [{"kind": "bot"}] * 3)
     for method, path in ops:
-        for match_id in (UNKNOWN, created["id"], "not-an-id"):
+        for match_id in (UNKNOWN, created["id"]):
             url = path.replace("{match_id}", match_id)
             # A body that does not fit either: the missing token is what the answer names.
             for headers in ({}, {"Authorization": "Basic YW5hOg=="}):
@@ -402,3 +402,27 @@ def test_a_seed_with_an_open_seat_and_a_level_for_a_person_are_outside_the_contr
     person = {"game": "zhol", "seats": [{"kind": "human", "level": "easy"}, {"kind": "bot", "level": "easy"}]}
     assert not admits(served, "CreateMatch", person)
     assert plain.post("/v1/matches", json=person).status_code == 422
+
+
+# --- match ids and booleans -----------------------------------------------------------------
+
+
+def test_a_match_id_is_16_hex_digits_in_the_contract_and_in_the_urls(api, served):
+    for path, item in served["paths"].items():
+        if "{match_id}" in path:
+            (param,) = [p for p in item["parameters"] if p["name"] == "match_id"]
+            assert param["schema"]["pattern"] == "^[0-9a-f]{16}$", path
+    assert api.c.get("/v1/matches/not-an-id").status_code == 404
+    assert api.c.post("/v1/matches/0123456789ABCDEF/rounds").status_code == 404
+    # /v1/matches/quick is quick play's alone: no match's GET answers there.
+    resp = api.c.options("/v1/matches/quick")
+    assert resp.headers["Allow"] == "OPTIONS, POST" and resp.get_json() == {"allow": ["OPTIONS", "POST"]}
+    assert api.c.get("/v1/matches/quick").status_code == 405
+
+
+@pytest.mark.parametrize("listed", [0, 1, "true", "yes", None])
+def test_listed_is_true_or_false_only(api, served, listed):
+    body = {"game": "zhol", "seats": seats_of(2), "listed": listed}
+    assert not admits(served, "CreateMatch", body)
+    assert api.c.post("/v1/matches", json=body).status_code == 422
+    assert api.c.post("/v1/matches", json={**body, "listed": True}).status_code == 201

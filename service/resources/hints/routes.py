@@ -13,7 +13,7 @@ from service.resources.matches.routes import bearer_token, json_response, needs_
 blp = Blueprint("hints", __name__, url_prefix="/v1/matches", description="Hints for people")
 
 
-@blp.route("/<match_id>/hint")
+@blp.route("/<match_id:match_id>/hint")
 class Hint(MethodView):
     @needs_token
     @blp.response(200, HintSchema, example=examples.HINT)

@@ -9,9 +9,11 @@ from functools import wraps
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
+from werkzeug.routing import BaseConverter
 
 from service import codec, examples
 from service.extensions import Blueprint, declare_errors
+from service.match_core import MATCH_ID_PATTERN
 from service.matches import ApiError, MatchService
 from service.resources.matches import links
 from service.resources.matches.schemas import (
@@ -31,6 +33,18 @@ from service.resources.matches.schemas import (
 from service.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
+
+
+class MatchIdConverter(BaseConverter):
+    """`<match_id:...>` in a route: 16 hex digits. A URL with anything else there is no match's
+    (404), and answers no method of a match's: /v1/matches/quick is quick play's alone."""
+
+    regex = MATCH_ID_PATTERN
+
+    @staticmethod
+    def json_schema(converter: BaseConverter) -> dict:
+        return {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"}
+
 
 AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -130,7 +144,7 @@ class Matches(MethodView):
         return service().create(body)
 
 
-@blp.route("/<match_id>")
+@blp.route("/<match_id:match_id>")
 class MatchView(MethodView):
     @blp.view_response(200, ViewSchema, example=examples.VIEW)
     @_errors(401, 404)
@@ -149,7 +163,7 @@ class MatchView(MethodView):
         return json_response(svc.view(match_id, loaded.record, loaded.version, seat), loaded.version)
 
 
-@blp.route("/<match_id>/join")
+@blp.route("/<match_id:match_id>/join")
 class Join(MethodView):
     # The body may be left out: a join needs nothing (the name is optional).
     @blp.arguments(JoinSchema(), example=examples.JOIN, required=False)
@@ -181,7 +195,7 @@ def _if_match(raw: str | None) -> int | None:
     return int(found.group(1))
 
 
-@blp.route("/<match_id>/actions")
+@blp.route("/<match_id:match_id>/actions")
 class Actions(MethodView):
     @needs_token  # outermost: before the headers and the body are read
     @blp.arguments(ActionHeadersSchema(), location="headers")
@@ -207,7 +221,7 @@ class Actions(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/rounds")
+@blp.route("/<match_id:match_id>/rounds")
 class Rounds(MethodView):
     @_seat_call("startRound")
     def post(self, match_id):
@@ -221,7 +235,7 @@ class Rounds(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/end")
+@blp.route("/<match_id:match_id>/end")
 class End(MethodView):
     @_seat_call("endMatch")
     def post(self, match_id):
@@ -234,7 +248,7 @@ class End(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/leave")
+@blp.route("/<match_id:match_id>/leave")
 class Leave(MethodView):
     @_seat_call("leaveMatch", (401, 404, 409), example=examples.LEFT)
     def post(self, match_id):
@@ -248,7 +262,7 @@ class Leave(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/events")
+@blp.route("/<match_id:match_id>/events")
 class Events(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query")
     @blp.view_response(200, EventsSchema, example=examples.EVENTS)
@@ -270,7 +284,7 @@ class Events(MethodView):
         return json_response({"events": events, "version": version})
 
 
-@blp.route("/<match_id>/stream")
+@blp.route("/<match_id:match_id>/stream")
 class Stream(MethodView):
     @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
@@ -313,7 +327,7 @@ class Stream(MethodView):
         return response
 
 
-@blp.route("/<match_id>/history")
+@blp.route("/<match_id:match_id>/history")
 class History(MethodView):
     @_seat_call("getHistory", (401, 404, 409), HistorySchema, examples.HISTORY, own=False)
     def get(self, match_id):

@@ -125,6 +125,15 @@ def action_field(description: str) -> ma.fields.Raw:
 ACTION_VALUES = action_value_components(ACTION_INT, ACTION_DEPTH)
 
 
+class StrictBoolean(ma.fields.Boolean):
+    """true or false, as the contract says: marshmallow's Boolean also takes 1, "yes", "on"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if type(value) is not bool:
+            raise self.make_error("invalid")
+        return value
+
+
 class AsIs(ma.fields.Nested):
     """Documented as its named schema (a generated client gets a model), written out as the dict
     it is: events and actions carry more fields than the schema names, by type and game."""
@@ -171,7 +180,7 @@ class CreateMatchSchema(Schema):
         validate=ma.validate.Length(max=216),
         metadata={"description": "stock order, top card first; needs CARDTABLE_ALLOW_STACKED_DECK=1"},
     )
-    listed = ma.fields.Boolean(
+    listed = StrictBoolean(
         load_default=False,
         metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
