@@ -135,6 +135,10 @@ class Game:
     variants: tuple[str, ...] = ()
     schema_version: int = 1
     move_events: tuple[str, ...] = ()  # the game's own event types besides the shared vocabulary
+    # Each action type and the fields it may carry besides `type`: what `parse_action` takes at
+    # most. The contract's Action schema is made from these (service/contract.py), and
+    # tests/test_conformance.py checks that every listed action fits and an extra field is refused.
+    actions: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Python 3.11 specialises a read of an attribute the instance holds, not of one only its

@@ -13,6 +13,7 @@ from typing import Any
 
 import redis
 from flask import Flask, Response, jsonify, request, send_from_directory
+from flask.globals import request_ctx
 from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
@@ -99,8 +100,12 @@ class CardtableFlask(Flask):
 
     def make_default_options_response(self) -> Response:
         """OPTIONS answers in JSON like everything else: the methods the URL takes, also in
-        the Allow header (Flask's default is an empty text/html body)."""
-        allow = sorted(request.url_rule.methods or ()) if request.url_rule else []
+        the Allow header (Flask's default is an empty text/html body).
+
+        Every rule of the URL counts, not only the one OPTIONS matched: `/v1/matches` is two
+        rules of two blueprints (the lobby's GET, create's POST)."""
+        adapter = request_ctx.url_adapter
+        allow = sorted(adapter.allowed_methods()) if adapter is not None else []
         resp = jsonify({"allow": allow})
         resp.headers["Allow"] = ", ".join(allow)
         return resp
@@ -139,14 +144,11 @@ def create_app(config: Config | None = None) -> Flask:
     svc = build_service(config)
     app.extensions["cardtable"] = svc
     api = Api(app)
-    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    # flask-smorest registers its pagination schema itself (no call here pages); it is
-    # described like every other schema of the document.
-    pagination = api.spec.components.schemas.get("PaginationMetadata")
-    if pagination is not None:
-        pagination["description"] = (
-            "flask-smorest's X-Pagination header; no operation of this API pages with it."
-        )
+    from service.resources.matches.routes import MatchIdConverter
+
+    app.url_map.converters["match_id"] = MatchIdConverter
+    api.register_converter(MatchIdConverter, MatchIdConverter.json_schema)
+    _document(api)
 
     from service.resources.games.routes import blp as games_blp
     from service.resources.health.routes import blp as health_blp
@@ -172,6 +174,25 @@ def create_app(config: Config | None = None) -> Flask:
     app.after_request(_cache_headers)
     pages.install(app, API_TITLE, SWAGGER_UI_ASSETS)
     return app
+
+
+def _document(api: Api) -> None:
+    """The parts of the OpenAPI document no blueprint registers."""
+    from service.contract import game_components
+    from service.hints import HINTS_OPTION
+    from service.resources.matches.schemas import ACTION_VALUES
+
+    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    # What the action fields and each game's options refer to (service/contract.py).
+    for name, component in {**ACTION_VALUES, **game_components({"hints": HINTS_OPTION})}.items():
+        api.spec.components.schema(name, component)
+    # flask-smorest registers its pagination schema itself (no call here pages); it is
+    # described like every other schema of the document.
+    pagination = api.spec.components.schemas.get("PaginationMetadata")
+    if pagination is not None:
+        pagination["description"] = (
+            "flask-smorest's X-Pagination header; no operation of this API pages with it."
+        )
 
 
 def _install_error_handlers(app: Flask) -> None:

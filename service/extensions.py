@@ -6,6 +6,8 @@ import inspect
 from functools import wraps
 
 import marshmallow as ma
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_instance
 from flask import Request, jsonify, request
 from flask_smorest import Api as BaseApi
 from flask_smorest import Blueprint as BaseBlueprint
@@ -45,6 +47,56 @@ class Schema(ma.Schema):
         doc = cls.__dict__.get("__doc__")
         if doc:
             cls.Meta = type("Meta", (cls.Meta,), {"description": inspect.cleandoc(doc)})
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        """JSON Schema keywords of the whole object that the fields cannot say (a rule between
+        two fields, one game's bounds), added to the schema's component by `ContractPlugin`;
+        the schema's own checks (or the engine's) enforce the same."""
+        return {}
+
+
+# Schemas loaded from a JSON request body, and those nested in them (`Blueprint.arguments`).
+_BODIES: set[type[ma.Schema]] = set()
+
+
+def _note_body(schema: ma.Schema) -> None:
+    _BODIES.add(type(schema))
+    for field in schema.fields.values():
+        inner = field.inner if isinstance(field, ma.fields.List) else field
+        if isinstance(inner, ma.fields.Nested) and isinstance(inner.schema, ma.Schema):
+            _note_body(inner.schema)
+
+
+class ContractPlugin(MarshmallowPlugin):
+    """apispec's marshmallow plugin, saying in each component what the server enforces.
+
+    - A request body's schema that refuses unknown fields (marshmallow's RAISE, the default)
+      gets `additionalProperties: false`. apispec would say so only for schemas without a
+      description, and every schema here has one; answers are left open, since clients must
+      ignore fields they do not know (docs/api.md, "API stability").
+    - `Schema.json_schema_extra` is merged in.
+    """
+
+    def schema_helper(self, name, _, schema=None, **kwargs):
+        json_schema = super().schema_helper(name, _, schema=schema, **kwargs)
+        if json_schema is None:
+            return None
+        instance = resolve_schema_instance(schema)
+        if type(instance) in _BODIES and instance.unknown == ma.RAISE:
+            json_schema["additionalProperties"] = False
+        if isinstance(instance, Schema):
+            _merge(json_schema, instance.json_schema_extra())
+        return json_schema
+
+
+def _merge(into: dict, extra: dict) -> None:
+    """`extra` added to `into`, object into object (a field's keywords join its own)."""
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
 
 
 class ErrorSchema(Schema):
@@ -118,6 +170,10 @@ def error_response(status: int, error: str, message: str, errors=None, headers=N
 class Api(BaseApi):
     ERROR_SCHEMA = ErrorSchema
 
+    def __init__(self, app=None, *, spec_kwargs=None, **kwargs):
+        spec_kwargs = {"marshmallow_plugin": ContractPlugin(), **(spec_kwargs or {})}
+        super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)
+
     def handle_http_exception(self, error: HTTPException):
         data = getattr(error, "data", None) or {}
         errors = data.get("errors") or data.get("messages")
@@ -182,6 +238,8 @@ class Blueprint(BaseBlueprint):
         clients see no change. Other locations, and queries with list fields, keep webargs.
         """
         documented = super().arguments(schema, location=location, **kwargs)
+        if location == "json":
+            _note_body(schema)
         if location not in ("json", "headers", "query") or "error_status_code" in kwargs:
             return documented
         if location == "query" and any(isinstance(f, ma.fields.List) for f in schema.fields.values()):

@@ -28,7 +28,8 @@ RETRIES = 8
 # Level that plays a resigned seat on in games with three or more individual players.
 _RESIGNED_LEVEL = "medium"
 # A match id: 16 lowercase hex digits (one C call, where a loop over the characters was 17).
-_MATCH_ID = re.compile("[0-9a-f]{16}")
+MATCH_ID_PATTERN = "[0-9a-f]{16}"
+_MATCH_ID = re.compile(MATCH_ID_PATTERN)
 
 
 @dataclass

@@ -72,6 +72,22 @@ def check_views(game: Game, state, deck: collections.Counter) -> None:
         assert not [c for c in hidden if shown[c] > seen[c]], (game.id, s, hidden)
 
 
+def check_declared_actions(game: Game, state, seat: int, listed: list[dict], rng: random.Random) -> None:
+    """Every listed action has a shape the game declares (`Game.actions`, from which the
+    contract's Action schema is made), and the engine refuses a declared shape with one more
+    field, and a type it does not declare."""
+    assert "resign" in game.actions, game.id
+    for action in listed:
+        assert set(action) - {"type"} <= set(game.actions[action["type"]]), (game.id, action)
+    for extra in (
+        {**rng.choice(listed), "colour": "blue"},
+        {"type": "resign", "colour": "blue"},
+        {"type": "fly"},
+    ):
+        with pytest.raises(EngineError):
+            game.apply(game.clone(state), seat, extra)
+
+
 def playout(game: Game, seed: int, seats: int) -> int:
     """One random match; returns its number of moves."""
     rng = random.Random(seed)
@@ -95,8 +111,10 @@ def playout(game: Game, seed: int, seats: int) -> int:
         check_views(game, state, deck)
         seat = game.to_move(state)
         # Templates (a Žolíky meld with "melds": [] to fill in) are listed but not sendable.
-        legal = [a for a in game.legal_actions(state, seat) if all(v not in ("", []) for v in a.values())]
+        listed = game.legal_actions(state, seat)
+        legal = [a for a in listed if all(v not in ("", []) for v in a.values())]
         assert legal, (game.id, "the seat to move has nothing to do")
+        check_declared_actions(game, state, seat, listed, rng)
         for action in rng.sample(legal, min(3, len(legal))):
             game.apply(game.clone(state), seat, action)  # listed, so accepted
         other = (seat + 1) % seats

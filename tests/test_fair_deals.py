@@ -16,6 +16,7 @@ from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
 from tests.api_helpers import Api, auth, bot_input
+from tests.conftest import UNLIMITED_MATCHES
 from tests.replay import replay
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,7 +43,8 @@ def docs_snippet() -> dict:
 
 
 def test_a_client_seed_is_refused_when_someone_could_join_an_open_seat(redis_url):
-    api = Api(create_app(Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=False, RATE_LIMIT=0)).test_client())
+    config = Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=False, RATE_LIMIT=0, **UNLIMITED_MATCHES)
+    api = Api(create_app(config).test_client())
     resp = api.c.post("/v1/matches", json={"game": "zoliky", "seats": [HUMAN, OPEN], "seed": 42})
     body = resp.get_json()
     assert resp.status_code == 422 and body["error"] == "validation_error", body
@@ -91,8 +93,13 @@ def play_out(api, match_id, tokens, game_id, seed):
     rng = random.Random(seed)
 
     def catch_up(seat):
+        # Page by page: a long match has more events than one answer holds (docs/api.md).
         got = seen[seat]["events"]
-        got += api.events(match_id, tokens[seat] if seat is not None else None, after=len(got))["events"]
+        while True:
+            page = api.events(match_id, tokens[seat] if seat is not None else None, after=len(got))
+            got += page["events"]
+            if page["next_after"] is None:
+                break
 
     while (view := api.view(match_id))["status"] != "finished":
         assert len(seen[None]["events"]) < 20_000

@@ -251,6 +251,18 @@ def test_options_answers_json_with_the_allowed_methods(api):
     assert resp.headers["Allow"] == "OPTIONS, POST"
 
 
+def test_options_lists_every_method_of_a_url_served_by_two_blueprints(api):
+    # GET /v1/matches is the lobby's, POST /v1/matches creates: one URL, two rules.
+    resp = api.c.options("/v1/matches")
+    assert resp.status_code == 200
+    assert resp.get_json() == {"allow": ["GET", "HEAD", "OPTIONS", "POST"]}
+    assert resp.headers["Allow"] == "GET, HEAD, OPTIONS, POST"
+    # A method neither rule takes names both in its 405.
+    refused = api.c.delete("/v1/matches")
+    error_of(refused, 405, "method_not_allowed")
+    assert {"GET", "POST"} <= set(refused.headers["Allow"].split(", "))
+
+
 def test_a_long_poll_longer_than_max_wait_is_cut_to_it(config):
     """CARDTABLE_MAX_WAIT caps `wait`: asked for 30 s on a quiet match, the answer (no events)
     comes after the 1 s cap, far sooner than the 30 s asked for."""

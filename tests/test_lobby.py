@@ -164,7 +164,12 @@ def test_lobby_never_scans_and_no_command_or_transaction_spans_two_hash_tags(api
 
 @pytest.mark.parametrize(
     "query, field",
-    [("status=playing", "status"), ("limit=0", "limit"), ("game=chess", "game"), ("cursor=bm9wZQ", "cursor")],
+    [
+        ("status=playing", "status"),
+        ("limit=0", "limit"),
+        ("game=chess", "game"),
+        ("cursor=bm9wZQ%21", "cursor"),
+    ],
 )
 def test_bad_lobby_queries_are_422(api, query, field):
     r = api.c.get("/v1/matches?" + query)

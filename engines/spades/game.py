@@ -289,6 +289,7 @@ GAME = SpadesGame(
     name="Spades",
     min_seats=NUM_SEATS,
     max_seats=NUM_SEATS,
+    actions={"bid": ("tricks",), "play": ("card",), "resign": ()},
     options={
         "target_score": Option(
             "integer", 500, "points a partnership needs to win the match", minimum=50, maximum=10000

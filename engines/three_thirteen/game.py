@@ -65,7 +65,7 @@ from engines.meld_solver import Split, best_split, goes_out
 from engines.melds import Meld, MeldRules, classify
 from engines.three_thirteen import rules as tt
 from engines.three_thirteen import view
-from engines.three_thirteen.rules import BOOLEAN_OPTIONS, MAX_SEATS, MIN_SEATS, meld_view
+from engines.three_thirteen.rules import BOOLEAN_OPTIONS, FIELDS, MAX_SEATS, MIN_SEATS, meld_view
 
 
 class ThreeThirteenGame(Game):
@@ -450,6 +450,7 @@ GAME = ThreeThirteenGame(
     name="Three Thirteen",
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
+    actions={kind: tuple(sorted(allowed)) for kind, (_, allowed) in FIELDS.items()},
     options={
         "first_dealer": Option(
             "integer",

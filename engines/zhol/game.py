@@ -327,6 +327,7 @@ GAME = ZholGame(
     name="Zhol",
     min_seats=2,
     max_seats=4,
+    actions={"draw": ("pile",), "discard": ("card",), "resign": ()},
     variants=tuple(VARIANTS),
     options={
         "variant": Option(

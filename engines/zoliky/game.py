@@ -64,6 +64,7 @@ from engines.cards import JOKER, deck
 from engines.errors import IllegalAction, InvalidOptions, MatchNotActive
 from engines.zoliky import view
 from engines.zoliky.rules import (
+    ACTION_FIELDS,
     FIRST_MELDING_TURN,
     Plan,
     card_points,
@@ -453,6 +454,7 @@ GAME = ZolikyGame(
     name="Žolíky",
     min_seats=2,
     max_seats=2,
+    actions=ACTION_FIELDS,
     options={
         "first_cutter": Option(
             "integer", 0, "the seat that cuts (and starts) the first round", minimum=0, maximum=1

@@ -177,6 +177,8 @@ _FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "take_closing": ({"discard"}, {"melds", "lay_offs"}),
     "resign": (set(), set()),
 }
+# Each type's fields, required or not: the game's declaration (Game.actions).
+ACTION_FIELDS = {kind: tuple(sorted(required | optional)) for kind, (required, optional) in _FIELDS.items()}
 _MAX_LIST = 108
 
 

@@ -152,6 +152,7 @@ GAME = HighCardGame(
     name="High card",
     min_seats=2,
     max_seats=4,
+    actions={"play": ("card",), "resign": ()},
     options={"rounds": Option("integer", 2, "rounds to play", minimum=1, maximum=5)},
     move_events=("play", "trick", "resign"),
 )

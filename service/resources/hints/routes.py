@@ -8,16 +8,16 @@ from service import examples
 from service.extensions import Blueprint, declare_errors
 from service.hints import give_hint
 from service.resources.hints.schemas import HintSchema
-from service.resources.matches.routes import AUTH, bearer_token, json_response, service
+from service.resources.matches.routes import bearer_token, json_response, needs_token, service
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/matches", description="Hints for people")
 
 
-@blp.route("/<match_id>/hint")
+@blp.route("/<match_id:match_id>/hint")
 class Hint(MethodView):
+    @needs_token
     @blp.response(200, HintSchema, example=examples.HINT)
     @declare_errors(blp, 401, 403, 404, 409, 429, 503)
-    @blp.doc(security=AUTH)
     @blp.doc(operationId="getHint")
     def get(self, match_id):
         """The pro bot's action for your seat now, with a reason (needs the match option hints)

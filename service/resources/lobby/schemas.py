@@ -4,7 +4,9 @@ import marshmallow as ma
 
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
+from service.contract import quick_play_extra
 from service.extensions import Schema
+from service.lobby import CURSOR_PATTERN
 from service.resources.matches.schemas import client_seed_field, name_field
 
 
@@ -27,7 +29,10 @@ class LobbyQuerySchema(Schema):
     )
     cursor = ma.fields.String(
         validate=ma.validate.Length(min=1, max=200),
-        metadata={"description": "next_cursor of the previous page"},
+        metadata={
+            "description": "next_cursor of the previous page (base64url: a place in the lobby's order)",
+            "pattern": CURSOR_PATTERN,
+        },
     )
 
 
@@ -61,7 +66,7 @@ class LobbyPageSchema(Schema):
     next_cursor = ma.fields.String(
         allow_none=True,
         required=True,
-        metadata={"description": "pass as cursor for the next page; null: last"},
+        metadata={"description": "pass as cursor for the next page; null: last", "pattern": CURSOR_PATTERN},
     )
 
 
@@ -78,6 +83,10 @@ class QuickPlaySchema(Schema):
         metadata={"description": "number of seats; default the game's smallest table"},
     )
     client_seed = client_seed_field()
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        return quick_play_extra()  # each game's seat counts and options (service/contract.py)
 
 
 class QuickPlayedSchema(Schema):

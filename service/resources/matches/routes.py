@@ -5,16 +5,26 @@ from __future__ import annotations
 import json
 import re
 import time
+from functools import wraps
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
+from werkzeug.routing import BaseConverter
 
 from service import codec, examples
 from service.extensions import Blueprint, declare_errors
 from service.following import Holder
+from service.match_core import MATCH_ID_PATTERN
 from service.matches import ApiError, MatchService
 from service.quotas import owner_of_address
 from service.resources.matches import links
+from service.resources.matches.feed_schemas import (
+    EventsQuerySchema,
+    EventsSchema,
+    HistorySchema,
+    StreamHeadersSchema,
+    StreamQuerySchema,
+)
 from service.resources.matches.schemas import (
     ActionHeadersSchema,
     ActionSchema,
@@ -22,19 +32,26 @@ from service.resources.matches.schemas import (
     ClaimSchema,
     CreatedSchema,
     CreateMatchSchema,
-    EventsQuerySchema,
-    EventsSchema,
-    HistorySchema,
     InvitedSchema,
     JoinedSchema,
     JoinSchema,
-    StreamHeadersSchema,
-    StreamQuerySchema,
     ViewSchema,
 )
 from service.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
+
+
+class MatchIdConverter(BaseConverter):
+    """`<match_id:...>` in a route: 16 hex digits. A URL with anything else there is no match's
+    (404), and answers no method of a match's: /v1/matches/quick is quick play's alone."""
+
+    regex = MATCH_ID_PATTERN
+
+    @staticmethod
+    def json_schema(converter: BaseConverter) -> dict:
+        return {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"}
+
 
 AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
@@ -52,6 +69,26 @@ def bearer_token() -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "invalid_token", "Authorization must be 'Bearer <token>'")
     return token.strip()
+
+
+# The answer to a call that needs a token and has none (the same as MatchCore.authenticate's).
+NO_TOKEN = "this call needs the seat's token: Authorization: Bearer <token>"
+
+
+def needs_token(view):
+    """A call only a seat may make: documented with the bearer scheme, and without an
+    Authorization header (or with one not of the form 'Bearer <token>') refused with 401
+    before anything else is looked at. The answer then says what is missing whether or not
+    the match exists and whatever the body holds, as the contract's security says; the token
+    itself is checked against the match once it is loaded."""
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        if bearer_token() is None:
+            raise ApiError(401, "invalid_token", NO_TOKEN)
+        return view(*args, **kwargs)
+
+    return blp.doc(security=AUTH)(wrapper)
 
 
 def json_response(data: dict, version: int | None = None) -> Response:
@@ -77,12 +114,11 @@ def _seat_call(operation_id: str, codes=(401, 403, 404, 409), schema=ViewSchema,
     def document(view):
         for decorate in (
             blp.doc(operationId=operation_id),
-            blp.doc(security=AUTH),
             _errors(*codes),
             respond(200, schema, example=examples.VIEW if example is None else example),
         ):
             view = decorate(view)
-        return view
+        return needs_token(view)
 
     return document
 
@@ -116,7 +152,7 @@ class Matches(MethodView):
         return service().create(body, owner_of_address(request.remote_addr))
 
 
-@blp.route("/<match_id>")
+@blp.route("/<match_id:match_id>")
 class MatchView(MethodView):
     @blp.view_response(200, ViewSchema, example=examples.VIEW)
     @_errors(401, 404)
@@ -135,9 +171,10 @@ class MatchView(MethodView):
         return json_response(svc.view(match_id, loaded.record, loaded.version, seat), loaded.version)
 
 
-@blp.route("/<match_id>/join")
+@blp.route("/<match_id:match_id>/join")
 class Join(MethodView):
-    @blp.arguments(JoinSchema(), example=examples.JOIN)
+    # The body may be left out: a join needs nothing (the name is optional).
+    @blp.arguments(JoinSchema(), example=examples.JOIN, required=False)
     @blp.response(200, JoinedSchema, example=examples.JOINED)
     @_errors(404, 409, *BODY_ERRORS)
     @blp.alt_response(200, response=links.joined(), success=True)
@@ -168,13 +205,13 @@ def _if_match(raw: str | None) -> int | None:
     return int(found.group(1))
 
 
-@blp.route("/<match_id>/actions")
+@blp.route("/<match_id:match_id>/actions")
 class Actions(MethodView):
+    @needs_token  # outermost: before the headers and the body are read
     @blp.arguments(ActionHeadersSchema(), location="headers")
     @blp.arguments(ActionSchema(), example=examples.ACTION)
     @blp.view_response(200, ViewSchema, example=examples.PLAYED)
     @_errors(401, 404, 409, 412, *BODY_ERRORS)
-    @blp.doc(security=AUTH)
     @blp.doc(operationId="playAction")
     def post(self, headers, action, match_id):
         """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view
@@ -194,7 +231,7 @@ class Actions(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/rounds")
+@blp.route("/<match_id:match_id>/rounds")
 class Rounds(MethodView):
     @_seat_call("startRound")
     def post(self, match_id):
@@ -208,7 +245,7 @@ class Rounds(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/end")
+@blp.route("/<match_id:match_id>/end")
 class End(MethodView):
     @_seat_call("endMatch")
     def post(self, match_id):
@@ -221,7 +258,7 @@ class End(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/leave")
+@blp.route("/<match_id:match_id>/leave")
 class Leave(MethodView):
     @_seat_call("leaveMatch", (401, 404, 409), example=examples.LEFT)
     def post(self, match_id):
@@ -235,7 +272,7 @@ class Leave(MethodView):
         return json_response(view, view["version"])
 
 
-@blp.route("/<match_id>/invite")
+@blp.route("/<match_id:match_id>/invite")
 class Invite(MethodView):
     @_seat_call("inviteToSeat", (401, 404, 409), InvitedSchema, examples.INVITED, own=False)
     def post(self, match_id):
@@ -249,7 +286,7 @@ class Invite(MethodView):
         return service().invite(match_id, bearer_token())
 
 
-@blp.route("/<match_id>/claim")
+@blp.route("/<match_id:match_id>/claim")
 class Claim(MethodView):
     @blp.arguments(ClaimSchema(), example=examples.CLAIM)
     @blp.response(200, ClaimedSchema, example=examples.CLAIMED)
@@ -266,7 +303,7 @@ class Claim(MethodView):
         return service().claim(match_id, body["code"], body.get("name"))
 
 
-@blp.route("/<match_id>/events")
+@blp.route("/<match_id:match_id>/events")
 class Events(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query")
     @blp.view_response(200, EventsSchema, example=examples.EVENTS)
@@ -290,7 +327,7 @@ class Events(MethodView):
         return json_response({"events": events, "version": version, "next_after": next_after})
 
 
-@blp.route("/<match_id>/stream")
+@blp.route("/<match_id:match_id>/stream")
 class Stream(MethodView):
     @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
@@ -333,7 +370,7 @@ class Stream(MethodView):
         return response
 
 
-@blp.route("/<match_id>/history")
+@blp.route("/<match_id:match_id>/history")
 class History(MethodView):
     @_seat_call("getHistory", (401, 404, 409), HistorySchema, examples.HISTORY, own=False)
     def get(self, match_id):

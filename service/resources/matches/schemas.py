@@ -12,9 +12,17 @@ import marshmallow as ma
 from engines.base import BOT_LEVELS
 from engines.cards import ALL_CODES
 from engines.registry import GAMES
+from service.contract import (
+    ACTION_VALUE,
+    action_schema_extra,
+    action_value_components,
+    char_class,
+    create_match_extra,
+    name_pattern,
+    ref,
+)
 from service.extensions import Schema
 from service.fair_seeds import CLIENT_SEED_LENGTH
-from service.store import EVENTS_PAGE
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
@@ -31,7 +39,12 @@ ACTION_DEPTH = 4
 # and paragraph separators, the bidirectional embeddings, overrides and isolates (they make a
 # name display as something else and can reorder the text around it) and lone surrogates
 # (not text at all: they cannot be encoded as UTF-8).
-_NAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAME_FORBIDDEN_CHARS = [(0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029), (0x202A, 0x202E), (0x2066, 0x2069)]
+_NAME_FORBIDDEN = re.compile(f"[{char_class(_NAME_FORBIDDEN_CHARS)}\ud800-\udfff]")
+# The same rules as a JSON Schema pattern: none of those characters, and one that is not
+# whitespace as str.strip() sees it. Lone surrogates are left out: no JSON parser lets them
+# through (400 here), and a pattern cannot name them portably.
+NAME_PATTERN = name_pattern(_NAME_FORBIDDEN_CHARS)
 
 
 def _check_name(value: str) -> None:
@@ -47,7 +60,10 @@ def _check_name(value: str) -> None:
 def name_field() -> ma.fields.String:
     return ma.fields.String(
         validate=[ma.validate.Length(min=1, max=NAME_LENGTH), _check_name],
-        metadata={"description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters"},
+        metadata={
+            "description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters",
+            "pattern": NAME_PATTERN,
+        },
     )
 
 
@@ -112,9 +128,23 @@ def action_field(description: str) -> ma.fields.Raw:
     return ma.fields.Raw(
         validate=_check_action_value,
         metadata={
-            "description": f"{description} (integers 0–{ACTION_INT}, at most {ACTION_DEPTH} levels deep)"
+            "description": f"{description} (integers 0–{ACTION_INT}, at most {ACTION_DEPTH} levels deep)",
+            "allOf": [ref(ACTION_VALUE)],
         },
     )
+
+
+# The components the action fields refer to, made from the same bounds (service/contract.py).
+ACTION_VALUES = action_value_components(ACTION_INT, ACTION_DEPTH)
+
+
+class StrictBoolean(ma.fields.Boolean):
+    """true or false, as the contract says: marshmallow's Boolean also takes 1, "yes", "on"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if type(value) is not bool:
+            raise self.make_error("invalid")
+        return value
 
 
 class AsIs(ma.fields.Nested):
@@ -132,6 +162,10 @@ class SeatInSchema(Schema):
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
     name = name_field()
     level = ma.fields.String(validate=ma.validate.OneOf(BOT_LEVELS))
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        return {"if": {"required": ["level"]}, "then": {"properties": {"kind": {"const": "bot"}}}}
 
     @ma.validates_schema
     def _level_only_for_bots(self, data, **kwargs):
@@ -159,7 +193,7 @@ class CreateMatchSchema(Schema):
         validate=ma.validate.Length(max=216),
         metadata={"description": "stock order, top card first; needs CARDTABLE_ALLOW_STACKED_DECK=1"},
     )
-    listed = ma.fields.Boolean(
+    listed = StrictBoolean(
         load_default=False,
         metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
@@ -174,6 +208,17 @@ class CreateMatchSchema(Schema):
                 " with /join",
                 "client_seed",
             )
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        # Each game's seat counts and options, made from its engine (service/contract.py); and
+        # a seed of the creator's own is refused while a seat is open (docs/api.md, "Fair
+        # deals"), unless the server runs with CARDTABLE_ALLOW_STACKED_DECK=1.
+        extra = create_match_extra()
+        seeded = {"required": ["seed"], "properties": {"seed": {"type": "integer"}}}
+        no_open = {"properties": {"seats": {"items": {"properties": {"kind": {"not": {"const": "open"}}}}}}}
+        extra["allOf"].append({"if": seeded, "then": no_open})
+        return extra
 
 
 class SeatOutSchema(Schema):
@@ -330,13 +375,7 @@ class ActionSchema(Schema):
     class Meta:
         unknown = ma.INCLUDE
 
-    type = ma.fields.String(
-        required=True,
-        metadata={
-            "description": "resign | bid | play | draw | discard | meld | lay_off | swap_joker | "
-            "take_discard | take_closing (by game)"
-        },
-    )
+    type = ma.fields.String(required=True)  # its enum and description: json_schema_extra
     tricks = ma.fields.Integer(
         strict=True, validate=ma.validate.Range(min=0, max=13), metadata={"description": "spades bid"}
     )
@@ -347,6 +386,10 @@ class ActionSchema(Schema):
     meld = action_field('žolíky: meld id ("m2") or index of a new meld')
     cards = action_field("žolíky: cards to lay off")
     discard = action_field("žolíky take_closing: the closing discard")
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        return action_schema_extra(set(cls._declared_fields))
 
     @ma.validates_schema(pass_original=True)
     def _bounded_extras(self, data, original, **kwargs):
@@ -368,113 +411,3 @@ class ActionHeadersSchema(Schema):
         validate=ma.validate.Length(min=1, max=200),
         metadata={"description": "any string unique to this move, kept 24 hours", "example": "ana-move-18"},
     )
-
-
-SEQ = ma.validate.Range(min=0, max=MAX_SEQ)
-
-
-class EventsQuerySchema(Schema):
-    """Which events to return and how long to wait for one."""
-
-    after = ma.fields.Integer(
-        load_default=0, validate=SEQ, metadata={"description": "last seq you have", "example": 3}
-    )
-    wait = ma.fields.Float(
-        load_default=0,
-        validate=ma.validate.Range(min=0, max=30),
-        metadata={"description": "seconds to wait for an event when there is none yet", "example": 20},
-    )
-    limit = ma.fields.Integer(
-        load_default=EVENTS_PAGE,
-        validate=ma.validate.Range(min=1, max=EVENTS_PAGE),
-        metadata={"description": f"most events in the answer (at most {EVENTS_PAGE:,})", "example": 100},
-    )
-
-
-class StreamQuerySchema(Schema):
-    """Where an event stream starts."""
-
-    after = ma.fields.Integer(
-        load_default=0, validate=SEQ, metadata={"description": "last seq you have; Last-Event-ID wins"}
-    )
-
-
-class StreamHeadersSchema(Schema):
-    """EventSource's resume header."""
-
-    last_event_id = ma.fields.Integer(
-        data_key="Last-Event-ID",
-        validate=SEQ,
-        metadata={"description": "seq of the last event received", "example": 3},
-    )
-
-
-class EventSchema(Schema):
-    """One event: `seq`, `type`, mostly `seat`, and the fields of its type (docs/api.md, "Events"; the
-    game's page under docs/rules/)."""
-
-    class Meta:
-        unknown = ma.INCLUDE
-
-    seq = ma.fields.Integer(required=True)
-    type = ma.fields.String(required=True)
-    seat = ma.fields.Integer()
-
-
-class EventsSchema(Schema):
-    """Events after `after`, oldest first, with the match's current version."""
-
-    events = ma.fields.List(
-        AsIs(EventSchema), required=True, metadata={"description": "each has seq and type"}
-    )
-    version = ma.fields.Integer(required=True)
-    next_after = ma.fields.Integer(
-        required=True,
-        allow_none=True,
-        metadata={"description": "when more events follow this page: the `after` to ask for next"},
-    )
-
-
-class RevealedDealSchema(Schema):
-    """A deal or reshuffle revealed after the match: the salt and order its commitment was computed from."""
-
-    seq = ma.fields.Integer(required=True, metadata={"description": "the event that carried the commitment"})
-    type = ma.fields.String(required=True, validate=ma.validate.OneOf(["deal", "reshuffle"]))
-    round = ma.fields.Integer(required=True)
-    deal_commitment = ma.fields.String(required=True)
-    salt = ma.fields.String(required=True, metadata={"description": "32 bytes as 64 hex digits"})
-    order = ma.fields.List(
-        ma.fields.String(), required=True, metadata={"description": "the deck as shuffled, top card first"}
-    )
-
-
-class HistorySchema(Schema):
-    """A finished or aborted match in full: seats, options, seed, initial deck, revealed deals and every
-    event unredacted."""
-
-    id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
-    options = ma.fields.Dict(required=True)
-    seats = ma.fields.List(ma.fields.Dict(), required=True)
-    seed = ma.fields.Integer(required=True)
-    seeded_by_client = ma.fields.Boolean(required=True)
-    server_seed = ma.fields.String(
-        allow_none=True,
-        required=True,
-        metadata={
-            "description": "the seed the server drew at creation; its SHA-256 is the view's server_seed_hash"
-        },
-    )
-    client_seeds = ma.fields.List(
-        ma.fields.String(allow_none=True),
-        required=True,
-        metadata={"description": "each seat's client seed in seat order, null where the seat sent none"},
-    )
-    deck = ma.fields.List(ma.fields.String(), allow_none=True, required=True)
-    deals = ma.fields.List(
-        ma.fields.Nested(RevealedDealSchema),
-        required=True,
-        metadata={"description": "every deal and reshuffle: commitment, salt and deck order"},
-    )
-    events = ma.fields.List(AsIs(EventSchema), required=True)
-    version = ma.fields.Integer(required=True)
