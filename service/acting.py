@@ -80,7 +80,7 @@ class ActingMixin(FollowingMixin):
                 idem = (idem_key, stored, self.config.IDEMPOTENCY_TTL)
             return Write(step.events, response, idem, step)
 
-        return self._update(match_id, loaded, change)
+        return self.update(match_id, loaded, change)
 
     def start_round(self, match_id: str, token: str | None) -> dict[str, Any]:
         loaded = self.load(match_id)
@@ -95,7 +95,7 @@ class ActingMixin(FollowingMixin):
             step = game_of(record).start_next_round(record["state"])
             return Write(step.events, self.view(match_id, record, loaded.version + 1, seat, step), step=step)
 
-        return self._update(match_id, loaded, change)
+        return self.update(match_id, loaded, change)
 
     def end(self, match_id: str, token: str | None) -> dict[str, Any]:
         """The host ends the match now (games with `target_wins`). It takes no If-Match, so a
@@ -112,4 +112,4 @@ class ActingMixin(FollowingMixin):
             step = game_of(record).end_match(record["state"])
             return Write(step.events, self.view(match_id, record, loaded.version + 1, seat, step), step=step)
 
-        return self._update(match_id, loaded, change)
+        return self.update(match_id, loaded, change)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.resources
 import inspect
 import logging
@@ -18,13 +17,12 @@ from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
 from service import errors, pages
-from service.cluster import state_client
 from service.config import Config
 from service.errors import ApiError
 from service.extensions import Api, bearer_or_none, current_request, error_response
-from service.matches import MatchService
-from service.store import RateCheck, RateLimited, Store, connect
-from workers.queue import JobQueue, make_queue
+from service.match_core import hash_token
+from service.matches import MatchService, build_service
+from service.store import RateCheck, RateLimited
 
 log = logging.getLogger("cardtable.app")
 
@@ -111,13 +109,6 @@ class CardtableFlask(Flask):
         return resp
 
 
-def build_service(config: Config) -> MatchService:
-    client = connect(config.REDIS_URL)
-    state = state_client(config.STATE_URL, connect) if config.STATE_URL else None
-    store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS)
-    return MatchService(store, config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
-
-
 def create_app(config: Config | None = None) -> Flask:
     config = config or Config.from_env()
     logging.basicConfig(level=config.LOG_LEVEL)
@@ -179,7 +170,7 @@ def create_app(config: Config | None = None) -> Flask:
 def _document(api: Api) -> None:
     """The parts of the OpenAPI document no blueprint registers."""
     from service.contract import game_components
-    from service.hints import HINTS_OPTION
+    from service.options import HINTS_OPTION
     from service.resources.matches.schemas import ACTION_VALUES
 
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
@@ -263,7 +254,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         view_args = req.view_args
         if view_args and "match_id" in view_args:
             token = bearer_or_none()
-            digest = hashlib.sha256(token.encode()).hexdigest() if token else None
+            digest = hash_token(token) if token else None
             svc.store.defer_rate(RateCheck(address, digest, window, endpoint, limit, address_limit))
             return
         try:

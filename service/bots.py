@@ -166,7 +166,7 @@ class BotsMixin(MatchCore):
             return Write(step.events, "played", step=step)
 
         try:
-            return self._update(match_id, None, change)
+            return self.update(match_id, None, change)
         except errors.NotFound:
             return "gone"
         except errors.VersionConflict:

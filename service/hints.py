@@ -1,7 +1,5 @@
-"""Hints for people (docs/api.md "Hints"): the match option `hints` and `GET /v1/matches/{id}/hint`.
-
-The option is the service's, not a game's: it is taken out of the options before the engine
-validates them and never reaches the engine. A hint is the pro bot's action for the seat to move,
+"""Hints for people (docs/api.md "Hints"): `GET /v1/matches/{id}/hint` in matches created with
+the option `hints` (service/options.py). A hint is the pro bot's action for the seat to move,
 computed from that seat's own view only (`engines.hints`), with a short reason; every hint given
 raises the seat's public `players[].hints_used` and is an event (`{"type": "hint", "seat", "hints_used"}`),
 so the match's version moves on like for any other change.
@@ -14,18 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines import hints as engine_hints
-from engines.base import Option
-
-# A module import: service.match_core imports this module for the option (a cycle).
 from service import errors
-from service import match_core as m
+from service.match_core import MatchCore, Write, game_of, match_status
 from service.store import Loaded
-
-HINTS_OPTION = Option(
-    "boolean",
-    False,
-    "seats may ask GET /v1/matches/{id}/hint for the pro bot's move (counted in players[].hints_used)",
-)
 
 # How often a hint is computed again when the match changed while it was being computed.
 _RETRIES = 4
@@ -42,23 +31,6 @@ def _hint_budget(size: int) -> threading.BoundedSemaphore:
     if _budget is None or _budget_size != size:
         _budget, _budget_size = threading.BoundedSemaphore(max(size, 1)), size
     return _budget
-
-
-def split_options(options: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """The game's own options and the `hints` flag (refused unless a boolean)."""
-    rest = dict(options)
-    hints = rest.pop("hints", HINTS_OPTION.default)
-    if not isinstance(hints, bool):
-        raise errors.InvalidRequest(
-            "option hints must be true or false",
-            {"options": {"hints": ["must be true or false"]}},
-        )
-    return rest, hints
-
-
-def engine_options(options: dict[str, Any]) -> dict[str, Any]:
-    """A match's options as its engine knows them (without the service's `hints`)."""
-    return {k: v for k, v in options.items() if k != "hints"}
 
 
 def hints_used(record: dict[str, Any], seat: int) -> int:
@@ -100,7 +72,7 @@ def compute(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     return engine_hints.hint(game_id, view)
 
 
-def give_hint(svc: m.MatchCore, match_id: str, token: str | None) -> dict[str, Any]:
+def give_hint(svc: MatchCore, match_id: str, token: str | None) -> dict[str, Any]:
     """The hint for the token's seat; counts it. Errors as docs/api.md "Hints" lists them.
 
     One hint a turn: asked again before the match changes, the same hint is answered from the
@@ -111,16 +83,16 @@ def give_hint(svc: m.MatchCore, match_id: str, token: str | None) -> dict[str, A
     if given and given["seat"] == seat and given["version"] == loaded.version:
         return given["answer"]
 
-    def change(loaded: Loaded) -> m.Write:
+    def change(loaded: Loaded) -> Write:
         record = loaded.record
         seat = svc.authenticate(record, token)
         assert seat is not None  # a token is required: authenticate raises without one
         if not record["options"].get("hints"):
             raise errors.Forbidden("hints are off in this match (create it with options.hints = true)")
-        status = m.match_status(record)
+        status = match_status(record)
         if status != "active":
             raise errors.MatchNotActive(f"the match is {status}: there is no move to hint")
-        game = m.game_of(record)
+        game = game_of(record)
         if game.to_move(record["state"]) != seat:
             raise errors.NotYourTurn("it is not your turn: a hint is for the seat to move")
         found = compute_within(svc.config.HINTS_AT_ONCE, game.id, game.view(record["state"], seat))
@@ -131,6 +103,6 @@ def give_hint(svc: m.MatchCore, match_id: str, token: str | None) -> dict[str, A
         answer = {**found, "seat": seat, "hints_used": used[seat], "version": loaded.version + 1}
         # Kept with the match (never shown but to this seat, by this call) until it changes.
         record["hint"] = {"seat": seat, "version": loaded.version + 1, "answer": answer}
-        return m.Write(events, answer)
+        return Write(events, answer)
 
-    return svc._update(match_id, loaded, change, retries=_RETRIES)
+    return svc.update(match_id, loaded, change, retries=_RETRIES)

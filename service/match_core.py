@@ -1,5 +1,5 @@
 """What every part of `MatchService` stands on: loading and authenticating, the one
-compare-and-set write (`MatchCore._update`), the turn clock and the worker jobs a commit hands
+compare-and-set write (`MatchCore.update`), the turn clock and the worker jobs a commit hands
 on, and the record helpers (docs/architecture.md, "Matches and versions").
 """
 
@@ -17,8 +17,10 @@ from typing import Any
 
 from engines.base import Game, Step
 from engines.registry import GAMES
-from service import errors, hints
+from service import errors
 from service.config import Config
+from service.jobqueue import Jobs
+from service.options import split_options
 from service.quotas import Quotas
 from service.store import Loaded, Store
 
@@ -44,7 +46,7 @@ class Write:
 
 
 class MatchCore:
-    def __init__(self, store: Store, config: Config, queue: Any = None):
+    def __init__(self, store: Store, config: Config, queue: Jobs | None = None):
         self.store = store
         self.config = config
         self.queue = queue
@@ -75,7 +77,7 @@ class MatchCore:
         return found
 
     # --- writing -----------------------------------------------------------
-    def _update(
+    def update(
         self,
         match_id: str,
         loaded: Loaded | None,
@@ -276,7 +278,7 @@ def match_status(record: dict[str, Any], step: Step | None = None) -> str:
 def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
     """A match's options as stored: validated, defaults filled in (quick play compares these)."""
     # `hints` is the service's option (service/hints.py); the engine validates the rest.
-    own, hints_on = hints.split_options(options)
+    own, hints_on = split_options(options)
     return {**game.validate_options(own, seats), "hints": hints_on}
 
 

@@ -9,10 +9,11 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import errors, fair_seeds, hints
+from service import errors, fair_seeds
 from service.following import FollowingMixin
 from service.lobby_index import LobbyIndex
 from service.match_core import Write, game_of, hash_token, match_options, match_status, new_token, resigned
+from service.options import engine_options
 from service.store import Loaded
 
 RESIGN = {"type": "resign"}
@@ -111,7 +112,7 @@ class SeatsMixin(FollowingMixin):
     def _check_deck(self, game: Any, options: dict[str, Any], deck: list[str]) -> None:
         if not self.config.ALLOW_STACKED_DECK:
             raise errors.Forbidden("this server does not accept stacked decks")
-        full = game.full_deck(hints.engine_options(options))
+        full = game.full_deck(engine_options(options))
         if sorted(deck) != sorted(full):
             raise errors.InvalidRequest(
                 f"deck must be a permutation of the game's {len(full)} cards",
@@ -142,7 +143,7 @@ class SeatsMixin(FollowingMixin):
                 events += self._start(record)
             return Write(events, {"seat": seat["seat"], "token": token, "version": loaded.version + 1})
 
-        return self._update(match_id, None, change)
+        return self.update(match_id, None, change)
 
     def _start(self, record: dict[str, Any]) -> list[dict[str, Any]]:
         """Deal the first round: the match leaves `waiting`."""
@@ -152,13 +153,13 @@ class SeatsMixin(FollowingMixin):
         if deck is None:
             # The service shuffles the first deck itself so history can reveal it; later
             # rounds shuffle inside the engine from the same secret seed.
-            deck = game.full_deck(hints.engine_options(record["options"]))
+            deck = game.full_deck(engine_options(record["options"]))
             random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
             record["deck"] = deck
         # The deal key salts every deal commitment: drawn from the OS, kept only inside the
         # engine state, so nothing a seat sees (nor the seed) predicts a salt.
         state, events = game.new_match(
-            hints.engine_options(record["options"]),
+            engine_options(record["options"]),
             len(record["seats"]),
             record["seed"],
             list(deck),
@@ -182,7 +183,7 @@ class SeatsMixin(FollowingMixin):
             record["seats"][seat]["invite"] = hash_token(code)
             return Write([], {"seat": seat, "code": code, "version": loaded.version + 1})
 
-        return self._update(match_id, None, change)
+        return self.update(match_id, None, change)
 
     def claim(self, match_id: str, code: str, name: str | None) -> dict[str, Any]:
         """Take the seat an invitation code was made for: a fresh token for it, the old one dead."""
@@ -210,7 +211,7 @@ class SeatsMixin(FollowingMixin):
             answer = {"seat": seat, "token": token, "name": found["name"], "version": loaded.version + 1}
             return Write(events, answer)
 
-        return self._update(match_id, None, change)
+        return self.update(match_id, None, change)
 
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:
         def change(loaded: Loaded) -> Write:
@@ -242,7 +243,7 @@ class SeatsMixin(FollowingMixin):
                 raise errors.MatchNotActive(f"the match is {status}")
             return Write(events, self.view(match_id, record, loaded.version + 1, seat))
 
-        return self._update(match_id, None, change)
+        return self.update(match_id, None, change)
 
 
 def _created(match_id: str, seats: list[dict[str, Any]], tokens: dict[int, str]) -> dict[str, Any]:

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from engines.registry import GAMES
-from service.app import build_service
 from service.bots import PRO_FLOOR
 from service.config import Config
 from service.embedded import start_redis
 from service.match_core import Write, match_status
+from service.matches import build_service
 from tests.api_helpers import Api, auth, playable
 
 SPADES = GAMES["spades"]
@@ -117,7 +117,7 @@ def test_a_match_stored_before_bot_keys_keys_its_bots_from_its_deal_key(svc):
         del loaded.record["bot_key"]
         return Write([], None)
 
-    svc._update(match_id, None, forget_key)  # as the record of an older match is stored
+    svc.update(match_id, None, forget_key)  # as the record of an older match is stored
     deal_key = bytes.fromhex(svc.store.load(match_id).record["state"]["rng"]["deal_key"])
     key = hmac.new(deal_key, b"cardtable-bot-key", hashlib.sha256).digest()
     made = play_bots(svc, match_id, token, decisions=12)

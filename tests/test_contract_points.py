@@ -10,10 +10,10 @@ import redis
 
 from service.app import create_app
 from service.config import Config
+from service.jobqueue import JobQueue, make_queue
 from service.matches import MatchService
 from service.store import Store
 from tests.api_helpers import Api, auth
-from workers.queue import JobQueue, make_queue
 
 HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
 LIMIT = 4

@@ -15,14 +15,14 @@ import pytest
 import redis
 
 from engines.registry import GAMES
-from service.app import build_service, create_app
+from service.app import create_app
 from service.config import Config
 from service.embedded import start_redis
-from service.matches import MatchService
+from service.jobqueue import JobQueue, make_queue
+from service.matches import MatchService, build_service
 from service.store import Store
 from tests.conftest import ROOT, worker_env
 from tests.replay import replay
-from workers.queue import JobQueue, make_queue
 
 LOCK_KEY = "rq:scheduler-lock:cardtable"
 # A sweeper that looks often and forgives little, so that the tests are short.

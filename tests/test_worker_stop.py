@@ -18,8 +18,8 @@ import time
 import redis
 from rq import Queue, Worker
 
+from service.jobqueue import make_queue
 from tests.conftest import ROOT, worker_env
-from workers.queue import make_queue
 from workers.worker import CardtableWorker
 
 WORKER = [sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"]

@@ -25,7 +25,7 @@ from rq.scripts import acquire_or_refresh_lock, release_lock
 from rq.serializers import JSONSerializer
 
 from service.config import Config
-from workers.queue import queue_names
+from service.jobqueue import queue_names
 
 log = logging.getLogger("cardtable.housekeeper")
 
@@ -89,10 +89,10 @@ class Housekeeper(threading.Thread):
         return outcome != "taken"
 
     def _sweep(self) -> None:
-        from workers.jobs import _service
+        from workers.jobs import service
         from workers.sweeper import sweep
 
-        requeued = sweep(_service())
+        requeued = sweep(service())
         if requeued:
             log.warning("the sweeper enqueued %d overdue job(s) again", requeued)
 

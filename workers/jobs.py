@@ -5,20 +5,20 @@ from __future__ import annotations
 import functools
 
 from service.config import Config
+from service.matches import MatchService, build_service
 
 
 @functools.cache
-def _service():
-    from service.app import build_service
-
+def service() -> MatchService:
+    """The worker process's match service, built on first use."""
     return build_service(Config.from_env())
 
 
 def bot_turn(match_id: str, version: int) -> str:
     """Play one bot decision if the match is still at `version`."""
-    return _service().play_bot(match_id, version)
+    return service().play_bot(match_id, version)
 
 
 def clock_expired(match_id: str, turn: int) -> str:
     """The turn clock of turn number `turn` ran out; play for that seat if it has not moved."""
-    return _service().clock_expired(match_id, turn)
+    return service().clock_expired(match_id, turn)

@@ -22,9 +22,9 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.utils import str_to_date
 
+from service.jobqueue import JobQueue, bot_job_id, clock_job_id
 from service.match_core import low_priority
 from service.matches import MatchService, pending_job
-from workers.queue import bot_job_id, clock_job_id
 
 log = logging.getLogger("cardtable.sweeper")
 
@@ -75,9 +75,9 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     else:
         log.warning("match %s: job %s is overdue and nothing runs it; enqueued again", match_id, job_id)
     if job == "clock":
-        svc.queue.enqueue_clock(match_id, record["clock"]["turn"], 0)
+        rq_queue(svc).enqueue_clock(match_id, record["clock"]["turn"], 0)
     else:
-        svc.queue.enqueue_bot(
+        rq_queue(svc).enqueue_bot(
             match_id, loaded.version, delay=0, low=low_priority(record, loaded.version, svc.config)
         )
     return now + grace, True
@@ -104,4 +104,11 @@ def _job_state(svc: MatchService, job_id: str, since: float) -> tuple[str | None
 def _queue_of(svc: MatchService, job_id: str) -> Queue:
     """The queue a job was put on (its `origin`): bot turns go to one of two."""
     origin: Any = svc.store.redis.hget(Job.key_for(job_id), "origin")
-    return svc.queue.low if origin == svc.queue.low.name.encode() else svc.queue.queue
+    queue = rq_queue(svc)
+    return queue.low if origin == queue.low.name.encode() else queue.queue
+
+
+def rq_queue(svc: MatchService) -> JobQueue:
+    """The RQ queues behind the service: the sweeper looks into RQ's registries and lists."""
+    assert isinstance(svc.queue, JobQueue), "the sweeper runs where the service is wired to RQ"
+    return svc.queue

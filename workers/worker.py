@@ -10,8 +10,8 @@ import redis
 from rq.worker import SimpleWorker
 
 from service.config import Config
+from service.jobqueue import make_queue, queue_names
 from workers.housekeeping import Housekeeper
-from workers.queue import make_queue, queue_names
 
 log = logging.getLogger("cardtable.worker")
 

@@ -5,7 +5,7 @@ from flask.views import MethodView
 from engines.registry import GAMES
 from service import examples
 from service.extensions import Blueprint, declare_errors
-from service.hints import HINTS_OPTION
+from service.options import HINTS_OPTION
 from service.resources.games.schemas import GameListSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The games hosted here")

@@ -1,12 +1,28 @@
-"""Enqueueing jobs: plain functions by dotted name, JSON serializer, ids that make duplicates harmless."""
+"""What the service hands to the workers, and its RQ implementation.
+
+`Jobs` is all the match service knows of a queue (service/match_core.py); `JobQueue` is the RQ
+one that `build_service` wires in at start-up: plain functions by dotted name (workers/jobs.py),
+the JSON serializer, and ids that make duplicates harmless. The workers (workers/) take the
+jobs from the same queues."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Protocol
 
 import redis
 from rq import Queue
 from rq.serializers import JSONSerializer
+
+
+class Jobs(Protocol):
+    """The match service's view of the queue: a bot's turn at a version, a turn clock."""
+
+    def enqueue_bot(
+        self, match_id: str, version: int, delay: float | None = None, low: bool = False
+    ) -> None: ...
+
+    def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None: ...
 
 
 def make_queue(connection: redis.Redis, name: str) -> Queue:
