@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from engines.base import json_copy
 from service import codec
+from service.errors import ApiError
 
 # The machine id (docs/api.md) for each status that has no more specific one.
 ERROR_IDS = {
@@ -150,6 +151,15 @@ def bearer_or_none() -> str | None:
     """The bearer token of the request, or None (no header, or not 'Bearer <token>')."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def bearer_token() -> str | None:
+    """The bearer token of the request; None without an Authorization header, and 401 for one
+    that is not 'Bearer <token>'."""
+    token = bearer_or_none()
+    if token is None and "Authorization" in request.headers:
+        raise ApiError(401, "invalid_token", "Authorization must be 'Bearer <token>'")
+    return token
 
 
 def error_response(status: int, error: str, message: str, errors=None, headers=None, quota=None):

@@ -48,7 +48,7 @@ class Holder:
     def of(cls, core: MatchCore, loaded: Loaded, token: str | None) -> Holder:
         """The holder a request's token makes, authenticated against `loaded` (401 for a
         token of no seat of the match)."""
-        return cls(token, core.authenticate(loaded.record, token, required=False), loaded.events)
+        return cls(token, core.authenticate(loaded.record, token, required=False), loaded.event_count)
 
 
 class FollowingMixin(MatchCore):
@@ -108,10 +108,10 @@ class FollowingMixin(MatchCore):
         `events_after`), when the caller has just loaded it. The wait is capped
         at CARDTABLE_MAX_WAIT (deployments behind proxies with shorter idle timeouts)."""
         wait = min(wait, self.config.MAX_WAIT)
-        if loaded is None or loaded.after is None:
+        if loaded is None or loaded.events_after is None:
             loaded = self.load(match_id, events_after=after)
         version = loaded.version
-        raw, now = loaded.after or [], None
+        raw, now = loaded.events_after or [], None
         if not raw and wait > 0:
             with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
                 # Written between the first read and the subscription?
@@ -147,7 +147,7 @@ class FollowingMixin(MatchCore):
             if e["seq"] > holder.checked and e["type"] in SEAT_CHANGES and e.get("seat") == seat:
                 loaded = self.store.load(match_id)
                 if loaded is not None and self._holds(loaded.record, holder.token, seat):
-                    holder.checked = loaded.events
+                    holder.checked = loaded.event_count
                     break
                 holder.lost = True
                 raw = raw[: i + 1]

@@ -112,7 +112,7 @@ class MatchCore:
         """Store `record` at the version after `loaded` (a new match for None) unless another
         writer got in first; hand the next bot turn or clock to the workers once stored.
         `step`: the engine's Step for the change (asked of the engine here otherwise)."""
-        version, before = (loaded.version, loaded.events) if loaded is not None else (None, 0)
+        version, before = (loaded.version, loaded.event_count) if loaded is not None else (None, 0)
         if version is not None and version + 1 >= self.config.MAX_VERSIONS:
             events = self._too_long(record, events, step)
         self._seq(events, before)

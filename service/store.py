@@ -143,10 +143,10 @@ def channel(match_id: str) -> str:
 class Loaded:
     record: dict[str, Any]
     version: int
-    events: int
+    event_count: int  # events stored: the seq of the last one
     # With `load(..., events_after=k)`: the stored events with seq > k, read in the same round
     # trip (a long-poll's first look costs no second one).
-    after: list[dict[str, Any]] | None = None
+    events_after: list[dict[str, Any]] | None = None
 
 
 class ReplicaTimeout(redis.ConnectionError):

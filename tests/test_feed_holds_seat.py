@@ -75,7 +75,7 @@ def test_a_long_poll_woken_after_its_seat_changed_hands_answers_up_to_the_leave(
     # The long-poll's request authenticated the token and found no event after `after`...
     loaded = svc.load(match_id, events_after=after)
     holder = Holder.of(svc, loaded, leaver["token"])
-    assert holder.seat == 1 and loaded.after == []
+    assert holder.seat == 1 and loaded.events_after == []
     # ...then, before its wait began, the seat was left, taken again and the match dealt.
     api.c.post(f"/v1/matches/{match_id}/leave", headers=auth(leaver["token"]))
     newcomer = _join(api, match_id, "Cy")

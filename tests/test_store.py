@@ -209,10 +209,10 @@ def test_the_store_itself_resends_a_commit_whose_request_was_lost(redis_url):
     match_id = Api(app.test_client()).create("spades", HUMANS4, seed=14)["id"]
     loaded = store.load(match_id)
     proxy.drop = "request"
-    assert store.commit(match_id, loaded.version, loaded.record, [{"type": "x"}], loaded.events, 60)
+    assert store.commit(match_id, loaded.version, loaded.record, [{"type": "x"}], loaded.event_count, 60)
     assert proxy.drop is None
     assert store.load(match_id).version == loaded.version + 1
-    assert store.events(match_id, loaded.events)[-1]["type"] == "x"
+    assert store.events(match_id, loaded.event_count)[-1]["type"] == "x"
 
 
 def test_commands_are_packed_byte_for_byte_as_redis_py_packs_them():

@@ -12,7 +12,7 @@ from flask.views import MethodView
 from werkzeug.routing import BaseConverter
 
 from service import codec, examples
-from service.extensions import Blueprint, declare_errors
+from service.extensions import Blueprint, bearer_token, declare_errors
 from service.following import Holder
 from service.match_core import MATCH_ID_PATTERN
 from service.matches import ApiError, MatchService
@@ -59,16 +59,6 @@ OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 def service() -> MatchService:
     return current_app.extensions["cardtable"]
-
-
-def bearer_token() -> str | None:
-    header = request.headers.get("Authorization")
-    if header is None:
-        return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise ApiError(401, "invalid_token", "Authorization must be 'Bearer <token>'")
-    return token.strip()
 
 
 # The answer to a call that needs a token and has none (the same as MatchCore.authenticate's).
