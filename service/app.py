@@ -22,7 +22,7 @@ from service.errors import ApiError
 from service.extensions import Api, bearer_or_none, current_request, error_response
 from service.match_core import hash_token
 from service.matches import MatchService, build_service
-from service.store import RateCheck, RateLimited
+from service.rate_limit import RateCheck, RateLimited
 
 log = logging.getLogger("cardtable.app")
 
@@ -234,7 +234,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     A token counts as its own only once the match it names shows it belongs to one of its
     seats: any other token (made up, another match's, for no match at all) counts against the
     address, as no token would. Match calls load their match first thing, so their count rides
-    in that round trip (Store.defer_rate) and the token is checked against what it loads; a
+    in that round trip (RateLimiter.defer) and the token is checked against what it loads; a
     match call that never gets to its load (refused by validation) is counted on the address
     afterwards. Other calls (create, the catalogue, the spec, the docs) count on the address at
     once. While Redis is away the catalogue, the spec and the docs still answer: their count is
@@ -255,10 +255,10 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         if view_args and "match_id" in view_args:
             token = bearer_or_none()
             digest = hash_token(token) if token else None
-            svc.store.defer_rate(RateCheck(address, digest, window, endpoint, limit, address_limit))
+            svc.store.rates.defer(RateCheck(address, digest, window, endpoint, limit, address_limit))
             return
         try:
-            count = svc.store.hit_rate(address, window, endpoint)
+            count = svc.store.rates.hit(address, window, endpoint)
         except STORE_UNREACHABLE:
             return  # calls that need Redis answer 503 by themselves; the others go on
         if count > limit:
@@ -267,7 +267,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     @app.after_request
     def _flush_rate(resp: Response) -> Response:
         try:
-            svc.store.flush_rate()
+            svc.store.rates.flush()
         except RateLimited as e:
             # A 429 promises that nothing changed: it may replace a refusal, never an answer
             # whose change is already committed (the client would send the move again).
@@ -278,7 +278,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
 
     @app.teardown_request
     def _forget_rate(exc):
-        svc.store.forget_rate()  # never carry a count over to this thread's next request
+        svc.store.rates.forget()  # never carry a count over to this thread's next request
 
 
 def _rate_limited_response(e: RateLimited) -> Response:

@@ -6,14 +6,12 @@ Cluster slot and the Lua scripts may touch all of them.
 
 from __future__ import annotations
 
-import hmac
 import os
 import secrets
 import threading
 import zlib
-from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
@@ -22,6 +20,7 @@ from service import codec
 from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
 from service.due_index import DUE_KEY, DueIndex
+from service.rate_limit import RateLimiter
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
 from service.waiters import ClusterHub, Hub
 
@@ -39,37 +38,6 @@ EVENTS_PAGE = 1000
 READ_EVENTS = EVENTS_PAGE + 1
 
 
-class RateLimited(Exception):
-    """The client made more requests in this second than the limit allows."""
-
-    def __init__(self, limit: int):
-        super().__init__(limit)
-        self.limit = limit
-
-
-class RateCheck(NamedTuple):
-    """One request's rate-limit count, deferred so it rides in the same round trip as the match
-    load (see Store.defer_rate). It always counts on the client's address. With a bearer token
-    that the load shows belongs to a seat of the match, the token has `limit` of its own and
-    the address `address_limit` in all, so the tokens of a whole table handed to one address
-    do not multiply its allowance; otherwise (no token, a wrong one, no such match) the
-    address has `limit`, so a made-up token never buys a fresh allowance."""
-
-    address: str
-    token_digest: str | None  # SHA-256 of the bearer token, as the record keeps it
-    window: int
-    endpoint: str
-    limit: int
-    address_limit: int
-
-    @property
-    def first_id(self) -> str:
-        return _rate_id("t", self.token_digest) if self.token_digest else _rate_id("a", self.address)
-
-
-_pending_rate: ContextVar[RateCheck | None] = ContextVar("pending_rate", default=None)
-
-
 def _reply(conn: Any) -> Any:
     """One reply of a round trip; an error reply is returned, not raised (Store._send)."""
     try:
@@ -80,22 +48,6 @@ def _reply(conn: Any) -> Any:
             # error, with nothing written: the store is unavailable, as for a plain OOM (503).
             return redis.exceptions.OutOfMemoryError(str(e))
         return e
-
-
-def _rate_id(kind: str, who: str) -> str:
-    """Whom a rate count is kept for: a token's digest (t) or a client address (a)."""
-    return f"{kind}:{who}"
-
-
-def _holds_token(record: dict[str, Any] | None, digest: str) -> bool:
-    if record is None:
-        return False
-    found = False
-    for seat in record["seats"]:
-        token = seat.get("token")
-        if token and hmac.compare_digest(token, digest):
-            found = True
-    return found
 
 
 def connect(url: str) -> redis.Redis:
@@ -175,6 +127,7 @@ class Store:
         self.cluster = isinstance(state, RedisCluster)
         self.shards = SHARDS if self.cluster else 1
         self.counters = Counters(self.state, self.shards)
+        self.rates = RateLimiter(self._exchange, self.counters)
         self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
         self._commit_src = COMMIT_SHARDED if self.cluster else COMMIT
         self._commit = self.state.register_script(self._commit_src)
@@ -282,28 +235,13 @@ class Store:
                 ("LRANGE", _key(match_id, "events"), *_range(events_after, READ_EVENTS)),
                 ("HGET", key, "z"),
             ]
-        pending = _pending_rate.get()
+        pending = self.rates.take_pending()
         if pending is None:
             (replies,) = self._exchange([(key, reads)], retry=True)
             return _loaded(replies, events_after)
-        _pending_rate.set(None)
-        counts = [self._count_group(pending.first_id, pending.window, pending.endpoint)]
-        if pending.token_digest:
-            counts.append(self._address_group(pending))
-        *counted, replies = self._exchange([*counts, (key, reads)], retry=True)
+        *counted, replies = self._exchange([*self.rates.groups(pending), (key, reads)], retry=True)
         loaded = _loaded(replies, events_after)
-        first = int(counted[0][0])
-        if not pending.token_digest:
-            if first > pending.limit:
-                raise RateLimited(pending.limit)
-        elif _holds_token(loaded.record if loaded else None, pending.token_digest):
-            if first > pending.limit:
-                raise RateLimited(pending.limit)
-            if int(counted[1][0]) > pending.address_limit:
-                raise RateLimited(pending.address_limit)
-        elif int(counted[1][0]) > pending.limit:
-            # Not a token of this match: the request counts as one without a token would.
-            raise RateLimited(pending.limit)
+        self.rates.settle(pending, [int(c[0]) for c in counted], loaded.record if loaded else None)
         return loaded
 
     def commit(
@@ -432,47 +370,6 @@ class Store:
         self._release(keys=[full_key], args=[IN_PROGRESS])
 
     # --- rate limiting and metrics (not per match, so outside the match hash tag) ---
-    def _shard(self, client_id: str) -> int:
-        """One client's rate count and the request counter it bumps share a slot, so the two
-        travel in one command group; clients spread over SHARDS slots (one on one Redis)."""
-        return zlib.crc32(client_id.encode()) % self.shards
-
-    def _count_group(self, client_id: str, window: int, endpoint: str) -> Group:
-        shard = self._shard(client_id)
-        tag = "" if self.shards == 1 else f"{{s{shard}}}:"
-        key = f"ct:rl:{tag}{client_id}:{window}"
-        metrics = self.counters.key(shard)
-        return key, [("INCR", key), ("EXPIRE", key, 2), ("HINCRBY", metrics, f"requests:{endpoint}", 1)]
-
-    def hit_rate(self, address: str, window: int, endpoint: str) -> int:
-        """Count a request from `address` in this one-second window (and in the metrics)."""
-        group = self._count_group(_rate_id("a", address), window, endpoint)
-        ((count, *_),) = self._exchange([group], retry=True)
-        return int(count)
-
-    def _address_group(self, check: RateCheck) -> Group:
-        """The address's count of a request counted on its token too (its metrics are counted
-        with the token's: only the rate count here)."""
-        key, commands = self._count_group(_rate_id("a", check.address), check.window, check.endpoint)
-        return key, commands[:2]
-
-    def defer_rate(self, check: RateCheck) -> None:
-        """Count this request with the next match load, which then raises RateLimited if over."""
-        _pending_rate.set(check)
-
-    def flush_rate(self) -> None:
-        """Count a deferred request that never loaded a match (refused by validation, a
-        malformed id): on the address, since no token was checked. Raises RateLimited if over."""
-        pending = _pending_rate.get()
-        if pending is None:
-            return
-        _pending_rate.set(None)
-        if self.hit_rate(pending.address, pending.window, pending.endpoint) > pending.limit:
-            raise RateLimited(pending.limit)
-
-    def forget_rate(self) -> None:
-        _pending_rate.set(None)
-
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis spends on a match's state and events (for benchmarks)."""
         total = 0
