@@ -125,7 +125,7 @@ class MatchCore:
         ok = self.store.commit(match_id, version, record, events, before, self._ttl(status), idem, due)
         if ok:
             new = 0 if version is None else version + 1
-            self._after_commit(match_id, record, new, new_clock, job)
+            self._after_commit(match_id, record, new, new_clock, job, step)
             if status in ("finished", "aborted"):
                 self.store.archive(match_id, new)
         return ok
@@ -142,7 +142,13 @@ class MatchCore:
         return [*events, over]
 
     def _after_commit(
-        self, match_id: str, record: dict[str, Any], version: int, new_clock: bool, job: str | None
+        self,
+        match_id: str,
+        record: dict[str, Any],
+        version: int,
+        new_clock: bool,
+        job: str | None,
+        step: Step | None,
     ) -> None:
         """Hand the next bot turn or turn clock to the workers; no bot ever moves inside a request."""
         if self.queue is None or record["state"] is None:
@@ -151,7 +157,7 @@ class MatchCore:
             clock = record["clock"]
             self.queue.enqueue_clock(match_id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
         if job == "bot":
-            self.queue.enqueue_bot(match_id, version, low=low_priority(record, version, self.config))
+            self.queue.enqueue_bot(match_id, version, low=low_priority(record, version, self.config, step))
 
     def _due(self, record: dict[str, Any], job: str | None) -> float | None:
         """When the sweeper should look at the match if no worker has moved it by then."""
@@ -234,10 +240,10 @@ def pending_job(record: dict[str, Any], step: Step | None = None) -> str | None:
     return "clock" if clock and clock["seat"] == seat else None
 
 
-def low_priority(record: dict[str, Any], version: int, config: Config) -> bool:
+def low_priority(record: dict[str, Any], version: int, config: Config, step: Step | None = None) -> bool:
     """Whether the match's bot turns may wait behind those of matches people are playing: no
     person plays in it (a bot-only table, or every human gone), or it is very long."""
-    return version >= config.LOW_PRIORITY_AFTER or host_seat(record) is None
+    return version >= config.LOW_PRIORITY_AFTER or host_seat(record, step) is None
 
 
 def hash_token(token: str) -> str:
