@@ -31,7 +31,7 @@ SPEC = os.path.join(ROOT, "openapi", "openapi.json")
 
 # The calls whose token the stateful phase takes from a link (seat 0's on create, the joiner's
 # on join): docs/api.md, "Generated clients".
-LINKED_TOKEN_CALLS = ["playAction", "startRound", "endMatch", "leaveMatch", "getHistory"]
+LINKED_TOKEN_CALLS = ["playAction", "startRound", "endMatch", "leaveMatch", "inviteToSeat", "getHistory"]
 
 # (check, operations, phase or None for all, why). Nothing else is left out.
 EXCLUDED = [
@@ -45,6 +45,17 @@ EXCLUDED = [
         # #33 types it per game), or If-Match names a version the match is not at (412). No
         # schema of a body says whose turn it is or what the hand holds.
         "a schema-valid move may break the rules, or fit another game (until #33)",
+    ),
+    (
+        "positive_data_acceptance",
+        ["createMatch"],
+        None,
+        # One rule of the body is not in its schema: a `client_seed` needs a human seat of the
+        # creator's to belong to (422 otherwise; docs/api.md, "Fair deals"). JSON Schema could
+        # say it (`seats` `contains` a human seat when `client_seed` is a string), but
+        # schemathesis cannot generate bodies from that rule beside the per-game ones (it
+        # reports a schema error for the whole operation), so the rule is left to the server.
+        "a client_seed without a human seat is refused; the generator cannot take that rule",
     ),
     (
         "ignored_auth",
