@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from engines import bots
 from engines import hints as engine_hints
 from engines.spades import GAME as SPADES
 from engines.three_thirteen import GAME as TT
@@ -95,7 +96,7 @@ def test_every_hint_is_an_action_the_engine_accepts_with_a_reason_in_words(no_cl
             trial = game.clone(state)
             game.apply(trial, seat, found["action"])  # raises if the engine refuses it
             hinted += 1
-            game.apply(state, seat, game.bot_action(view, rng.choice(("hard", "random")), rng))
+            game.apply(state, seat, bots.decide(game, view, rng.choice(("hard", "random")), rng))
         assert hinted >= 20
 
 
