@@ -24,7 +24,7 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.bots import register
+from engines.bots import register, register_hint
 from engines.three_thirteen.bots.eval import (
     Judge,
     discard_body,
@@ -32,13 +32,22 @@ from engines.three_thirteen.bots.eval import (
     without,
 )
 from engines.three_thirteen.bots.pro import pro_action
-from engines.three_thirteen.bots.solver import solver_action
+from engines.three_thirteen.bots.solver import explain, solver_action
 
 LEVELS = ("random", "easy", "medium", "hard", "pro")
 # Chance per decision of overlooking the better move (draw or discard). Hard decides as solver when
 # it does not overlook: with pro's one-draw look-ahead instead it was level with solver at 15% to
 # 30% mistakes, so the ladder hard < solver did not hold (docs/bots.md).
 MISTAKES = {"easy": 0.35, "medium": 0.25, "hard": 0.16}
+# The pro's budget for a hint (engines/hints.py): tens of milliseconds, inside a request.
+HINT: dict[str, Any] = {
+    "samples": 12,
+    "candidates": 3,
+    "depth": 2,
+    "exact": True,
+    "pairs": 16,
+    "time_limit": 0.04,
+}
 
 
 @register("three-thirteen", *LEVELS, "solver")
@@ -93,3 +102,10 @@ def heuristic_action(view: dict[str, Any], level: str, rng: random.Random) -> Ac
             card = ranked[1] if len(ranked) > 1 else best
         return discard_body(view, card, judge.left(without(hand, card)), rng)
     return lay_off_action(view, judge)
+
+
+@register_hint("three-thirteen")
+def hint(view: dict[str, Any], rng: random.Random) -> tuple[Action, str | None]:
+    """The pro within the `HINT` budget, and why (`solver.explain`)."""
+    action = pro_action(view, rng, HINT)
+    return action, explain(view, action)
