@@ -1,7 +1,7 @@
 """Spades bots at every level, deciding from one seat's view only (docs/bots.md).
 
 - `random`: a uniformly random legal action, the bottom of the ladder.
-- `easy`, `medium`, `hard`: the heuristic policy of `bot_policy` (bids by counting likely
+- `easy`, `medium`, `hard`: the heuristic policy of `policy` (bids by counting likely
   winners, Nil on hands that can duck everything; plays the cheapest sure winner, ducks for a
   winning partner, covers a Nil partner, attacks an opposing Nil, sheds bags once the contract
   is safe), with a documented share of decisions overlooked (`LEVELS[level]["mistakes"]`): such a
@@ -23,7 +23,7 @@ from typing import Any
 from engines.base import Action
 from engines.bots import register, register_hint
 from engines.cards import ACE_HIGH_CARD_OF
-from engines.spades.bots import search, solver
+from engines.spades.bots import reasons, search
 from engines.spades.bots.policy import heuristic_bid, masks_of, play_card
 from engines.spades.bots.seen import Seen
 
@@ -106,6 +106,6 @@ def pro(view: dict[str, Any], level: str, rng: random.Random) -> Action:
 
 @register_hint("spades")
 def hint(view: dict[str, Any], rng: random.Random) -> tuple[Action, str | None]:
-    """The pro's search within the `HINT` budget, and why (`solver.explain`)."""
+    """The pro's search within the `HINT` budget, and why (`reasons.explain`)."""
     action = search.decide(Seen(view), rng, HINT["samples"], HINT["time_limit"])
-    return action, solver.explain(view, action)
+    return action, reasons.explain(view, action)
