@@ -1,7 +1,7 @@
 """Spades bots at every level, deciding from one seat's view only (docs/bots.md).
 
 - `random`: a uniformly random legal action, the bottom of the ladder.
-- `easy`, `medium`, `hard`: the heuristic policy of `policy` (bids by counting likely
+- `easy`, `medium`, `hard`: the heuristic policy of `engines.spades.bots.policy` (bids by counting likely
   winners, Nil on hands that can duck everything; plays the cheapest sure winner, ducks for a
   winning partner, covers a Nil partner, attacks an opposing Nil, sheds bags once the contract
   is safe), with a documented share of decisions overlooked (`LEVELS[level]["mistakes"]`): such a

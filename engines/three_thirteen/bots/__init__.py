@@ -4,14 +4,17 @@
 - easy, medium: keep the hand whose minimal split leaves the fewest points. Draw: take the top
   discard when it lowers the points left after the best discard. Discard: the card whose loss
   leaves the fewest points, then keep wild cards, then throw the dearest card.
-- hard: `solver`'s rule (`bots.solver`: the exact least deadwood) with fewer mistakes, so solver,
-  hard without mistakes as in Spades, is the rung above it (docs/bots.md, "Three Thirteen bots").
+- hard: `solver`'s rule (`engines.three_thirteen.bots.solver`: the exact least deadwood) with
+  fewer mistakes, so solver, hard without mistakes as in Spades, is the rung above it
+  (docs/bots.md, "Three Thirteen bots").
 - Each of easy, medium and hard overlooks the better move at its `MISTAKES` rate (35%, 25%, 16% of
   draw and discard decisions): it draws from the stock without looking at the discard, or throws
   a random card that is not wild (easy) or its second choice (medium, hard). Going out is never
   overlooked; on a final turn (someone has gone out) only the points left count.
-- solver: `bots.solver`, the least-deadwood baseline of the ladder (not offered to clients).
-- pro: `bots.pro` (expected points after the next two draws over sampled unseen cards).
+- solver: `engines.three_thirteen.bots.solver`, the least-deadwood baseline of the ladder (not
+  offered to clients).
+- pro: `engines.three_thirteen.bots.pro` (expected points after the next two draws over sampled
+  unseen cards).
 
 Every level dumps a joker it throws when `joker_dump` allows (it counts nothing there), declares
 going out (`false_out_penalty`) only when the rest of the hand really melds, and in a redemption
@@ -36,8 +39,8 @@ from engines.three_thirteen.bots.solver import explain, solver_action
 
 LEVELS = ("random", "easy", "medium", "hard", "pro")
 # Chance per decision of overlooking the better move (draw or discard). Hard decides as solver when
-# it does not overlook: with pro's one-draw look-ahead instead it was level with solver at 15% to
-# 30% mistakes, so the ladder hard < solver did not hold (docs/bots.md).
+# it does not overlook, so the ladder hard < solver holds: with pro's one-draw look-ahead instead
+# it is level with solver at 15% to 30% mistakes (docs/bots.md).
 MISTAKES = {"easy": 0.35, "medium": 0.25, "hard": 0.16}
 # The pro's budget for a hint (engines/hints.py): tens of milliseconds, inside a request.
 HINT: dict[str, Any] = {

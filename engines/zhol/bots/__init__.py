@@ -33,8 +33,8 @@ from engines.zhol.rules import RULES
 # Per heuristic level: the share of decisions overlooked (a random legal action instead), whether
 # equal discards are told apart by their live outs, and whether it keeps back what the next
 # player collects. In the large game `outs` looks at the `outs_candidates` least connected equal
-# discards only (time). hard overlooks 20% (15% until issue 16): at 15% it was only just below
-# the `solver` rung of the ladder (hard < solver < pro), at 20% clearly, and still well above medium.
+# discards only (time). hard overlooks 20%, which keeps it clearly below the `solver` rung of the
+# ladder (hard < solver < pro; at 15% it is only just below) and still well above medium.
 LEVELS: dict[str, dict[str, Any]] = {
     "easy": {"mistakes": 0.55, "outs": False, "defence": False},
     "medium": {"mistakes": 0.35, "outs": True, "defence": False},
