@@ -83,7 +83,9 @@ def json_copy(value: Any) -> Any:
     return value
 
 
-BOT_LEVELS = ("easy", "medium", "hard", "pro")  # offered to clients; engines/bots.py adds "solver"
+# The levels offered to clients. The bots know two more (engines/bots.py): `random`, and `solver`, the
+# ladder's baseline (engines.solver_level.LADDER_ONLY_LEVELS, for tournaments only).
+BOT_LEVELS = ("easy", "medium", "hard", "pro")
 
 # One event vocabulary in every game (docs/api.md, "Events"). The service writes the match's own
 # events; every engine starts a round with `deal` and ends it with `round_over`, and ends the
@@ -456,7 +458,8 @@ class Game:
     bots_module: ClassVar[str | None] = None
 
     def bot_action(self, view: Mapping[str, Any], level: str, rng: random.Random) -> Action:
-        """A bot's decision from its seat's view only (engines/bots.py finds the bot)."""
+        """`engines.bots.decide(self, view, level, rng)`, for service/bots.py, the one caller that
+        still asks the game: the rules' only import of the bot registry, which goes with it."""
         from engines import bots
 
         return bots.decide(self, view, level, rng)

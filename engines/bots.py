@@ -4,7 +4,9 @@ A game names the module that registers its bots (`Game.bots_module`, e.g.
 `engines.spades.bots`); that module decorates one function per level with `register`. The
 registry imports it on the first decision, so no game imports its bots and the rules never
 depend on them. A bot is `bot(view, level, rng) -> action` (one function may serve several
-levels): it decides from its seat's view only.
+levels): it decides from its seat's view only. A game's hint (`register_hint`, read by
+engines/hints.py) is its pro decision on a lighter budget with the reason in words:
+`hint(view, rng) -> (action, reason or None)`.
 
 The levels: `random` (a uniformly random legal action, the bottom of the ladder, unless a game
 registers its own), the four offered to clients (`engines.base.BOT_LEVELS`) and `solver`, the
@@ -25,8 +27,10 @@ if TYPE_CHECKING:
     from engines.base import Action, Game
 
 Bot = Callable[..., "Action"]  # bot(view, level, rng)
+Hint = Callable[..., tuple["Action", str | None]]  # hint(view, rng)
 
 _BOTS: dict[tuple[str, str], Bot] = {}
+_HINTS: dict[str, Hint] = {}
 
 
 def register(game_id: str, *levels: str) -> Callable[[Bot], Bot]:
@@ -40,14 +44,29 @@ def register(game_id: str, *levels: str) -> Callable[[Bot], Bot]:
     return add
 
 
+def register_hint(game_id: str) -> Callable[[Hint], Hint]:
+    """Register the decorated function as the hint of `game_id`."""
+
+    def add(hint: Hint) -> Hint:
+        _HINTS[game_id] = hint
+        return hint
+
+    return add
+
+
+def _load(game: Game) -> None:
+    """Import the module that registers `game`'s bots, once (later imports are a dict look-up)."""
+    if game.bots_module is not None:
+        importlib.import_module(game.bots_module)
+
+
 def play_random(view: Mapping[str, Any], level: str, rng: random.Random) -> Action:
     return dict(rng.choice(view["legal_actions"]))
 
 
 def find(game: Game, level: str) -> Bot:
     """The bot of `game` at `level`."""
-    if game.bots_module is not None:
-        importlib.import_module(game.bots_module)
+    _load(game)
     bot = _BOTS.get((game.id, level))
     if bot is None:
         if level == "random" or game.bots_module is None:
@@ -58,8 +77,7 @@ def find(game: Game, level: str) -> Bot:
 
 def levels(game: Game) -> list[str]:
     """The levels `game` has bots for, `random` first."""
-    if game.bots_module is not None:
-        importlib.import_module(game.bots_module)
+    _load(game)
     return ["random", *(level for gid, level in _BOTS if gid == game.id and level != "random")]
 
 
@@ -71,3 +89,13 @@ def decide(game: Game, view: Mapping[str, Any], level: str, rng: random.Random) 
     if not view.get("legal_actions"):
         raise IllegalAction("it is not this seat's turn")
     return find(game, level)(view, level, rng)
+
+
+def hint_decision(game: Game, view: Mapping[str, Any], rng: random.Random) -> tuple[Action, str | None]:
+    """`game`'s hint for the seat whose view this is: an action and its reason; ValueError for a
+    game that registers none."""
+    _load(game)
+    hint = _HINTS.get(game.id)
+    if hint is None:
+        raise ValueError(f"no hints for game {game.id!r}")
+    return hint(view, rng)

@@ -6,7 +6,9 @@ a level clients can seat: a simple but sound player the stronger levels are meas
 (`engines.melds.best_split`) leaves the least deadwood, takes the discard only when that lowers its
 deadwood, and throws the card whose removal leaves the least deadwood, the dearest first on ties.
 
-This module holds what the games share: the discard rule and reasons in words for hints.
+This module holds what the rummy games' solver levels share (each game's bots/solver.py): the
+discard rule and reasons in words for hints; and `LADDER_ONLY_LEVELS`, the levels of every game
+that exist for the ladder only (Spades' `solver` is its heuristic without mistakes, no meld solver).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines import bots
 from engines.base import BOT_LEVELS, Game
 from engines.solver_level import LADDER_ONLY_LEVELS
 
@@ -95,7 +96,7 @@ def play_match(
             raise RuntimeError(f"match with seed {seed} is active with no seat to move")
         view = game.view(state, seat)
         start = time.perf_counter()
-        action = game.bot_action(view, levels_by_seat[seat], rng)
+        action = bots.decide(game, view, levels_by_seat[seat], rng)
         if timings is not None:
             timings.setdefault(levels_by_seat[seat], []).append(time.perf_counter() - start)
         game.apply(state, seat, action)

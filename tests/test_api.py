@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from engines import bots
 from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
@@ -351,7 +352,7 @@ def test_a_finished_match_is_archived_compactly_and_reads_the_same(api, app):
         mine = api.view(match_id, token)
         # A real match length: the hard bot's choice from the seat's own view (random bids
         # would drift below zero and never end).
-        action = GAMES["spades"].bot_action(bot_input(mine), "hard", rng)
+        action = bots.decide(GAMES["spades"], bot_input(mine), "hard", rng)
         for who, seen in before.items():  # each viewer's events so far, read as play goes
             seen += api.events(match_id, tokens[who] if who is not None else None, after=len(seen))["events"]
         assert api.act(match_id, token, action).status_code == 200
@@ -525,7 +526,7 @@ def test_a_scripted_client_plays_a_whole_match_against_three_bots(api, worker):
             assert api.c.post(f"/v1/matches/{match_id}/rounds", headers=auth(token)).status_code == 200
             continue
         # the client decides from its own view, here with the hard bot's rules
-        resp = api.act(match_id, token, GAMES["spades"].bot_action(bot_input(view), "hard", rng))
+        resp = api.act(match_id, token, bots.decide(GAMES["spades"], bot_input(view), "hard", rng))
         assert resp.status_code == 200, resp.get_json()
     assert hands >= 2 and view["winners"] and max(view["scores"].values()) >= 500
     history = api.c.get(f"/v1/matches/{match_id}/history", headers=auth(token)).get_json()

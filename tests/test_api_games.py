@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from engines import bots
 from engines.registry import GAMES
 from service.resources.matches.schemas import ViewSchema
 from tests.api_helpers import Api, auth, bot_input, cards_in
@@ -39,7 +40,7 @@ def check_views(api: Api, match_id: str, tokens: dict[int, str]) -> None:
 def human_move(api: Api, game_id: str, match_id: str, token: str, rng: random.Random) -> dict:
     """One decision by a person: the engine's easy bot stands in, fed only the HTTP view."""
     view = api.view(match_id, token)
-    action = GAMES[game_id].bot_action(bot_input(view), "easy", rng)
+    action = bots.decide(GAMES[game_id], bot_input(view), "easy", rng)
     resp = api.act(match_id, token, action, **{"If-Match": f'"{view["version"]}"'})
     assert resp.status_code == 200, (action, resp.get_json())
     assert resp.get_json()["version"] == view["version"] + 1

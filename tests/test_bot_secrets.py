@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from engines import bots
 from engines.registry import GAMES
 from service.bots import PRO_FLOOR
 from service.config import Config
@@ -49,7 +50,7 @@ def _same_state(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def _outcome(before: dict[str, Any], seat: int, level: str, rng: random.Random) -> dict[str, Any]:
     """The state after the bot of `level` decided for `seat` with `rng`."""
     state = copy.deepcopy(before)
-    SPADES.apply(state, seat, SPADES.bot_action(SPADES.view(state, seat), level, rng))
+    SPADES.apply(state, seat, bots.decide(SPADES, SPADES.view(state, seat), level, rng))
     return json.loads(json.dumps(state))
 
 

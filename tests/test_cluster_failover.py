@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from engines import bots
 from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
@@ -62,7 +63,7 @@ class Player:
             mine = self.c.get(f"/v1/matches/{self.match_id}", headers=auth(token))
             if not self._answer(mine):
                 return
-            action = GAMES["spades"].bot_action(bot_input(mine.get_json()), "easy", self.rng)
+            action = bots.decide(GAMES["spades"], bot_input(mine.get_json()), "easy", self.rng)
             version = {"If-Match": f'"{view["version"]}"'}
             headers = {**auth(token), **version}
             resp = self.c.post(f"/v1/matches/{self.match_id}/actions", json=action, headers=headers)

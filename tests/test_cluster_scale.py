@@ -17,6 +17,7 @@ import urllib.request
 
 import pytest
 
+from engines import bots
 from engines.registry import GAMES
 from service.embedded import free_port
 from tests.api_helpers import bot_input
@@ -82,7 +83,7 @@ def play(bases: list[str], seed: int, out: dict) -> None:
         if view["status"] == "round_over":
             status, answer = call(rng.choice(bases), "POST", f"/v1/matches/{match_id}/rounds", token=token)
         elif view["turn"]["seat"] == 0:
-            action = GAMES["spades"].bot_action(bot_input(view), "easy", rng)
+            action = bots.decide(GAMES["spades"], bot_input(view), "easy", rng)
             status, answer = call(rng.choice(bases), "POST", f"/v1/matches/{match_id}/actions", action, token)
         else:  # a bot's turn: wait for its move on the other process
             path = f"/v1/matches/{match_id}/events?after={seen}&wait=2"

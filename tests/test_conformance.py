@@ -21,6 +21,7 @@ import time
 
 import pytest
 
+from engines import bots
 from engines.base import Game, redact_event
 from engines.errors import EngineError
 from engines.registry import GAMES
@@ -125,7 +126,7 @@ def playout(game: Game, seed: int, seats: int) -> int:
         # The move itself is mostly the easy bot's (a purely random player never ends a rummy
         # match; in Spades random bids break contracts so often that no team reaches the target).
         if rng.random() >= RANDOM_MOVES.get(game.id, 0.15):
-            action = game.bot_action(game.view(state, seat), "easy", rng)
+            action = bots.decide(game, game.view(state, seat), "easy", rng)
         else:
             action = rng.choice(legal)
         done = game.apply(state, seat, action)

@@ -12,6 +12,7 @@ import secrets
 
 import pytest
 
+from engines import bots
 from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
@@ -111,7 +112,7 @@ def play_out(api, match_id, tokens, game_id, seed):
         seat = view["turn"]["seat"]
         mine = api.view(match_id, tokens[seat])
         seen[seat]["views"].append(mine)
-        action = GAMES[game_id].bot_action(bot_input(mine), "easy", rng)
+        action = bots.decide(GAMES[game_id], bot_input(mine), "easy", rng)
         assert api.act(match_id, tokens[seat], action).status_code == 200
         catch_up(seat)
         # The view commits to the deal its seat was dealt from.

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engines import bots
 from engines.registry import GAMES
 from tests.api_helpers import Api, auth, bot_input
 
@@ -126,7 +127,7 @@ def advance(api: Api, match_id: str, tokens: list[str], game_id: str, moves: int
             api.c.post(f"/v1/matches/{match_id}/rounds", headers=auth(tokens[view["host"]]))
             continue
         token = tokens[view["turn"]["seat"]]
-        action = GAMES[game_id].bot_action(bot_input(api.view(match_id, token)), "easy", rng)
+        action = bots.decide(GAMES[game_id], bot_input(api.view(match_id, token)), "easy", rng)
         assert api.act(match_id, token, action).status_code == 200
         moves -= 1
 

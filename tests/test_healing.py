@@ -14,6 +14,7 @@ import time
 import pytest
 import redis
 
+from engines import bots as engine_bots
 from engines.registry import GAMES
 from service.app import create_app
 from service.config import Config
@@ -213,10 +214,10 @@ def test_a_bot_that_raises_plays_a_random_legal_move_logged_and_counted(private_
     seat = game.to_move(state)
     secret = game.view(state, seat)["hand"][0]
 
-    def broken_bot(self, view, level, rng):
+    def broken_bot(game, view, level, rng):
         raise RuntimeError(f"cannot decide with {secret} in hand")
 
-    monkeypatch.setattr(type(game), "bot_action", broken_bot)
+    monkeypatch.setattr(engine_bots, "decide", broken_bot)
     with caplog.at_level(logging.ERROR, logger="cardtable.matches"):
         assert svc.play_bot(match_id, 0) == "moved"
     loaded = svc.load(match_id)

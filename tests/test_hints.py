@@ -7,11 +7,15 @@ import random
 
 import pytest
 
+from engines import bots
 from engines import hints as engine_hints
 from engines.spades import GAME as SPADES
+from engines.spades import bots as spades_bots
 from engines.three_thirteen import GAME as TT
+from engines.three_thirteen import bots as tt_bots
 from engines.zhol import GAME as ZHOL
 from engines.zoliky import GAME as ZOLIKY
+from engines.zoliky import bots as zoliky_bots
 from tests.api_helpers import Api, auth
 from tests.engines import test_spades_bots as spades_tests
 from tests.engines import test_three_thirteen_bots as tt_tests
@@ -29,8 +33,8 @@ def api(client):
 @pytest.fixture
 def no_clock(monkeypatch):
     """Hints bounded by samples only, so one view always gets one hint whatever the machine's load."""
-    for game in ("spades", "three-thirteen", "zoliky"):
-        monkeypatch.setitem(engine_hints.HINT_BUDGET[game], "time_limit", None)
+    for game_bots in (spades_bots, tt_bots, zoliky_bots):
+        monkeypatch.setitem(game_bots.HINT, "time_limit", None)
 
 
 def error_of(resp, status: int, error: str) -> dict:
@@ -95,7 +99,7 @@ def test_every_hint_is_an_action_the_engine_accepts_with_a_reason_in_words(no_cl
             trial = game.clone(state)
             game.apply(trial, seat, found["action"])  # raises if the engine refuses it
             hinted += 1
-            game.apply(state, seat, game.bot_action(view, rng.choice(("hard", "random")), rng))
+            game.apply(state, seat, bots.decide(game, view, rng.choice(("hard", "random")), rng))
         assert hinted >= 20
 
 

@@ -41,6 +41,7 @@ from engines.spades.rules import (
     CARD_SET,
     DECK,
     NUM_SEATS,
+    PREFERRED,
     SUIT_NAMES,
     TRICKS_PER_HAND,
     legal_plays,
@@ -177,15 +178,12 @@ class SpadesGame(Game):
             raise IllegalAction(f"you do not hold {card}") from None
         trick = state["trick"]
         suit = card[1]
-        if trick:
-            led = trick[0][1]
-            if suit != led:
-                for c in hand:
-                    if c[1] == led:
-                        raise IllegalAction(f"you must follow suit: you hold {SUIT_NAMES[led]}")
-        elif suit == "S" and not state["spades_broken"]:
+        preferred = PREFERRED[trick[0][1] if trick else state["spades_broken"]]
+        if card not in preferred:
             for c in hand:
-                if c[1] != "S":
+                if c in preferred:
+                    if trick:
+                        raise IllegalAction(f"you must follow suit: you hold {SUIT_NAMES[trick[0][1]]}")
                     raise IllegalAction(
                         "spades are not broken: you may lead a spade only once one has been played"
                         " or when you hold nothing but spades"

@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from engines import bots
 from engines import rng as rngmod
 from engines.base import redact_event
 from engines.cards import JOKER
@@ -42,7 +43,7 @@ def play(game_id, options, seats, seed, deal_key, max_rounds=4):
             seen += [(e, json.loads(json.dumps(state))) for e in game.start_next_round(state).events]
             continue
         seat = game.to_move(state)
-        action = game.bot_action(game.view(state, seat), "easy", rng)
+        action = bots.decide(game, game.view(state, seat), "easy", rng)
         seen += [(e, json.loads(json.dumps(state))) for e in game.apply(state, seat, action).events]
     return game, seen
 
@@ -118,7 +119,7 @@ def test_a_reshuffled_stock_is_committed_too(game_id, options, seats):
         seat = game.to_move(state)
         if state["phase"] == "draw" and len(state["discard"]) >= 2:
             _force_reshuffle(game_id, state)
-        action = game.bot_action(game.view(state, seat), "easy", rng)
+        action = bots.decide(game, game.view(state, seat), "easy", rng)
         events = game.apply(state, seat, action).events
         reshuffles += [e for e in events if e["type"] == "reshuffle"]
     assert len(reshuffles) == 1

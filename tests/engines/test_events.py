@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from engines import bots
 from engines.base import ROUND_EVENTS, SERVICE_EVENTS, Game
 from engines.registry import GAMES
 
@@ -59,7 +60,7 @@ def play(game: Game, seed: int, ending: str) -> list[dict]:
             events += game.start_next_round(state).events
             continue
         seat = game.to_move(state)
-        events += game.apply(state, seat, game.bot_action(game.view(state, seat), "easy", rng)).events
+        events += game.apply(state, seat, bots.decide(game, game.view(state, seat), "easy", rng)).events
     raise AssertionError(f"{game.id} did not finish")
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engines import tournament
+from engines import bots, tournament
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
 from engines.spades import GAME as SPADES_GAME
@@ -28,7 +28,7 @@ from tests.engines.test_zhol import new as zhol_new
 
 def decide(game, state: dict) -> dict:
     seat = game.to_move(state)
-    return game.bot_action(game.view(state, seat), "solver", random.Random(0))
+    return bots.decide(game, game.view(state, seat), "solver", random.Random(0))
 
 
 def test_solver_is_a_tournament_level_but_not_one_clients_may_seat():
@@ -115,7 +115,7 @@ def zoliky_states(count: int, seed: int) -> list[dict]:
             view = ZOLIKY.view(state, seat)
             if view["turn"]["phase"] != "draw" and rng.random() < 0.2:
                 states.append(ZOLIKY.clone(state))
-            ZOLIKY.apply(state, seat, ZOLIKY.bot_action(view, rng.choice(("solver", "hard")), rng))
+            ZOLIKY.apply(state, seat, bots.decide(ZOLIKY, view, rng.choice(("solver", "hard")), rng))
     return states[:count]
 
 
@@ -126,7 +126,7 @@ def test_zoliky_solver_throws_the_card_leaving_the_least_deadwood_dearest_first(
     for state in zoliky_states(40, seed=21):
         seat = ZOLIKY.to_move(state)
         view = ZOLIKY.view(state, seat)
-        action = ZOLIKY.bot_action(view, "solver", random.Random(0))
+        action = bots.decide(ZOLIKY, view, "solver", random.Random(0))
         assert action["type"] != "discard" or action["card"] in {
             a["card"] for a in view["legal_actions"] if a["type"] == "discard"
         }
@@ -166,6 +166,6 @@ def test_spades_solver_is_hard_without_mistakes():
         if len(view["legal_actions"]) < 2:
             continue
         for k in range(3):
-            assert SPADES_GAME.bot_action(view, "solver", random.Random(k)) == spades_bot.heuristic_action(
+            assert bots.decide(SPADES_GAME, view, "solver", random.Random(k)) == spades_bot.heuristic_action(
                 view
             )

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines import bots
 from engines.base import redact_event
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
 from engines.rng import new_rng_state, randbelow
@@ -130,7 +131,7 @@ class Checker:
             game.apply(state, (seat + rng.randrange(1, 4)) % 4, legal[0])
         assert state == snapshot
         if self.use_bot and seat % 2 == 0:
-            action = game.bot_action(game.view(state, seat), "medium", rng)
+            action = bots.decide(game, game.view(state, seat), "medium", rng)
             assert action in legal
             return action
         return rng.choice(legal)

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from engines import bots
 from engines.cards import ACE_HIGH_CARD_OF, ACE_HIGH_INDEX
 from engines.spades import GAME
 from engines.spades import bots as spades_bot
@@ -106,8 +107,8 @@ def test_no_level_decides_differently_when_the_hidden_hands_are_reshuffled(quick
         assert GAME.view(other, seat) == view
         for level in ALL_LEVELS:
             # …and so is every level's decision, from an identically seeded rng.
-            first = GAME.bot_action(view, level, random.Random(k))
-            second = GAME.bot_action(GAME.view(other, seat), level, random.Random(k))
+            first = bots.decide(GAME, view, level, random.Random(k))
+            second = bots.decide(GAME, GAME.view(other, seat), level, random.Random(k))
             assert first == second, (level, k)
             assert first in view["legal_actions"]
     assert changed >= len(states) - 2
@@ -137,7 +138,7 @@ def test_every_level_plays_whole_matches_legally(quick_pro):
                 break
             seat = GAME.to_move(state)
             view = GAME.view(state, seat)
-            action = GAME.bot_action(view, levels[seat], rng)
+            action = bots.decide(GAME, view, levels[seat], rng)
             assert action in GAME.legal_actions(state, seat)
             GAME.apply(state, seat, action)
             if state["status"] != "active":
@@ -158,7 +159,7 @@ def test_a_forced_move_is_played_at_once_without_touching_the_rng():
     for level in ALL_LEVELS:
         rng = random.Random(4)
         before = rng.getstate()
-        assert GAME.bot_action(view, level, rng) == view["legal_actions"][0]
+        assert bots.decide(GAME, view, level, rng) == view["legal_actions"][0]
         assert rng.getstate() == before
 
 
@@ -166,7 +167,7 @@ def test_random_level_draws_uniformly_from_the_legal_actions():
     state = new(MIXED)
     view = GAME.view(state, 0)
     rng = random.Random(8)
-    bids = [GAME.bot_action(view, "random", rng)["tricks"] for _ in range(1400)]
+    bids = [bots.decide(GAME, view, "random", rng)["tricks"] for _ in range(1400)]
     counts = [bids.count(n) for n in range(14)]
     # 100 expected per bid; far outside 60-140 would not be uniform.
     assert min(counts) > 60 and max(counts) < 140
@@ -251,7 +252,7 @@ def test_mistake_rates_follow_the_level_table():
         for view in views:
             best = heuristic_action(view, spec["counts_cards"], spec["watches_partner"])
             for _ in range(10):
-                differ += GAME.bot_action(view, level, rng) != best
+                differ += bots.decide(GAME, view, level, rng) != best
                 trials += 1
         rates[level] = differ / trials
         # A mistake may hit the intended action by chance, so the rate seen is at most the table's.
@@ -340,11 +341,11 @@ def test_pro_is_deterministic_for_a_seeded_rng_and_honours_its_budget(quick_pro,
     state = random_states(2, seed=41)[1]
     seat = GAME.to_move(state)
     view = GAME.view(state, seat)
-    first = GAME.bot_action(view, "pro", random.Random(5))
-    assert GAME.bot_action(view, "pro", random.Random(5)) == first
+    first = bots.decide(GAME, view, "pro", random.Random(5))
+    assert bots.decide(GAME, view, "pro", random.Random(5)) == first
     assert first in view["legal_actions"]
     monkeypatch.setitem(spades_bot.PRO, "samples", 1)
-    assert GAME.bot_action(view, "pro", random.Random(5)) in view["legal_actions"]
+    assert bots.decide(GAME, view, "pro", random.Random(5)) in view["legal_actions"]
 
 
 def test_pro_bids_nil_on_a_hand_of_low_cards_and_high_on_a_strong_one(quick_pro):
@@ -354,11 +355,11 @@ def test_pro_bids_nil_on_a_hand_of_low_cards_and_high_on_a_strong_one(quick_pro)
     hands = [weak, rest[:13], strong, rest[13:]]
     state = new(hands, dealer=3)
     view = GAME.view(state, 0)
-    assert GAME.bot_action(view, "pro", random.Random(1)) == {"type": "bid", "tricks": 0}
+    assert bots.decide(GAME, view, "pro", random.Random(1)) == {"type": "bid", "tricks": 0}
     GAME.apply(state, 0, {"type": "bid", "tricks": 0})
     GAME.apply(state, 1, {"type": "bid", "tricks": 3})
     view = GAME.view(state, 2)
-    assert GAME.bot_action(view, "pro", random.Random(1))["tricks"] >= 8
+    assert bots.decide(GAME, view, "pro", random.Random(1))["tricks"] >= 8
 
 
 def test_pro_keeps_its_nil_by_playing_under(quick_pro):
@@ -372,4 +373,4 @@ def test_pro_keeps_its_nil_by_playing_under(quick_pro):
         state = new(hands)
         bid_all(state, [3, 0, 3, 4])
         play(state, 0, "9H")
-        assert GAME.bot_action(GAME.view(state, 1), "pro", random.Random(k))["card"] in ("8H", "3H")
+        assert bots.decide(GAME, GAME.view(state, 1), "pro", random.Random(k))["card"] in ("8H", "3H")

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engines import bots
 from engines.base import redact_event
 from engines.cards import JOKER
 from engines.errors import (
@@ -818,7 +819,7 @@ def test_state_survives_a_json_round_trip():
 
 
 def bot(state: dict, seat: int, seed: int = 0) -> dict:
-    return GAME.bot_action(GAME.view(state, seat), "medium", random.Random(seed))
+    return bots.decide(GAME, GAME.view(state, seat), "medium", random.Random(seed))
 
 
 def test_bot_takes_a_discard_that_lowers_its_points_and_throws_the_dearest_loner():
@@ -862,7 +863,7 @@ def test_bot_lays_off_in_a_redemption_round():
 
 
 def bot_pick(game, state, seat, legal, rng):
-    action = game.bot_action(game.view(state, seat), "medium", rng)
+    action = bots.decide(game, game.view(state, seat), "medium", rng)
     assert action in legal
     return action
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engines import tournament
+from engines import bots, tournament
 from engines.cards import JOKER
 from engines.three_thirteen import GAME
 from engines.three_thirteen import bots as tt_bot
@@ -36,7 +36,7 @@ def samples_only(monkeypatch):
 
 def bot_move(state: dict, level: str, rng: random.Random) -> dict:
     seat = GAME.to_move(state)
-    action = GAME.bot_action(GAME.view(state, seat), level, rng)
+    action = bots.decide(GAME, GAME.view(state, seat), level, rng)
     GAME.apply(state, seat, action)
     return action
 
@@ -87,7 +87,7 @@ def test_every_level_plays_legally_under_every_option(options):
         seat = GAME.to_move(state)
         view = GAME.view(state, seat)
         for level in LEVELS:
-            action = GAME.bot_action(view, level, random.Random(3))
+            action = bots.decide(GAME, view, level, random.Random(3))
             assert action in view["legal_actions"]
 
 
@@ -124,8 +124,8 @@ def test_no_level_sees_hidden_cards():
         view = GAME.view(state, seat)
         assert GAME.view(other, seat) == view
         for level in LEVELS:
-            first = GAME.bot_action(view, level, random.Random(k))
-            again = GAME.bot_action(GAME.view(other, seat), level, random.Random(k))
+            first = bots.decide(GAME, view, level, random.Random(k))
+            again = bots.decide(GAME, GAME.view(other, seat), level, random.Random(k))
             assert first == again, (level, k)
     assert changed > len(states) // 2
 
@@ -161,7 +161,7 @@ def test_no_level_overlooks_going_out(level):
     for k in range(15):
         state, _ = start(hands, "QC", ["JD"], dealer=1)
         act(state, 0, type="draw", pile="stock")
-        action = GAME.bot_action(GAME.view(state, 0), level, random.Random(k))
+        action = bots.decide(GAME, GAME.view(state, 0), level, random.Random(k))
         assert action == {"type": "discard", "card": "JD"}
 
 
@@ -170,8 +170,8 @@ def test_pro_takes_the_discard_that_completes_a_meld():
     state, _ = start(hands, "7H", ["JD"], dealer=1)
     take = {"type": "draw", "pile": "discard"}
     for k in range(5):
-        assert GAME.bot_action(GAME.view(state, 0), "pro", random.Random(k)) == take
-    assert GAME.bot_action(GAME.view(state, 0), "hard", random.Random(0)) == take
+        assert bots.decide(GAME, GAME.view(state, 0), "pro", random.Random(k)) == take
+    assert bots.decide(GAME, GAME.view(state, 0), "hard", random.Random(0)) == take
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard", "pro"])
@@ -179,7 +179,7 @@ def test_false_out_is_declared_only_when_really_out(level):
     hands = [["5H", "6H", "7H"], ["2C", "8D", "KC"]]
     state, _ = start(hands, "QC", ["JD", "AS"], dealer=1, false_out_penalty=True)
     act(state, 0, type="draw", pile="stock")
-    assert GAME.bot_action(GAME.view(state, 0), level, random.Random(1)) == {
+    assert bots.decide(GAME, GAME.view(state, 0), level, random.Random(1)) == {
         "type": "discard",
         "card": "JD",
         "declare_out": True,
@@ -187,7 +187,7 @@ def test_false_out_is_declared_only_when_really_out(level):
     act(state, 0, type="discard", card="5H")
     act(state, 1, type="draw", pile="stock")
     for k in range(10):
-        assert "declare_out" not in GAME.bot_action(GAME.view(state, 1), level, random.Random(k))
+        assert "declare_out" not in bots.decide(GAME, GAME.view(state, 1), level, random.Random(k))
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard", "pro"])
@@ -197,7 +197,7 @@ def test_a_useless_joker_is_dumped_on_another_player(level):
     act(state, 0, type="draw", pile="stock")
     seen = set()
     for k in range(12):
-        action = GAME.bot_action(GAME.view(state, 0), level, random.Random(k))
+        action = bots.decide(GAME, GAME.view(state, 0), level, random.Random(k))
         seen.add(action["card"])
         if action["card"] == JOKER:
             assert action["onto"] == 1
@@ -232,7 +232,7 @@ def test_final_turn_minimises_points():
     assert state["went_out"] == 1
     act(state, 0, type="draw", pile="stock")
     for level in ("medium", "pro"):
-        assert GAME.bot_action(GAME.view(state, 0), level, random.Random(0))["card"] == "KS"
+        assert bots.decide(GAME, GAME.view(state, 0), level, random.Random(0))["card"] == "KS"
 
 
 def test_mistakes_are_rarer_at_each_level(monkeypatch):
@@ -245,9 +245,9 @@ def test_mistakes_are_rarer_at_each_level(monkeypatch):
         for k, state in enumerate(states):
             view = GAME.view(state, GAME.to_move(state))
             monkeypatch.setitem(tt_bot.MISTAKES, level, 0.0)
-            clean = GAME.bot_action(view, level, random.Random(k))
+            clean = bots.decide(GAME, view, level, random.Random(k))
             monkeypatch.undo()
-            if GAME.bot_action(view, level, random.Random(k)) != clean:
+            if bots.decide(GAME, view, level, random.Random(k)) != clean:
                 count += 1
         differs[level] = count
     assert differs["easy"] > differs["medium"] > differs["hard"]
@@ -262,12 +262,12 @@ def test_hard_is_the_solver_with_mistakes():
         view = GAME.view(state, GAME.to_move(state))
         if len(view["legal_actions"]) < 2 or view["turn"]["phase"] == "lay_off":
             continue
-        hard = GAME.bot_action(view, "hard", random.Random(k))
+        hard = bots.decide(GAME, view, "hard", random.Random(k))
         if random.Random(k).random() >= tt_bot.MISTAKES["hard"]:
-            assert hard == GAME.bot_action(view, "solver", random.Random(k))
+            assert hard == bots.decide(GAME, view, "solver", random.Random(k))
             compared += 1
         else:
-            assert hard == GAME.bot_action(view, "medium", random.Random(k))
+            assert hard == bots.decide(GAME, view, "medium", random.Random(k))
             overlooked += 1
     assert compared > 20 and overlooked > 0
 

@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from engines import bots
 from engines.base import redact_event
 from engines.cards import ALL_CODES, JOKER, deck
 from engines.errors import IllegalAction, InvalidAction, InvalidOptions, MatchNotActive, NotYourTurn
@@ -724,7 +725,7 @@ def test_bot_moves_are_legal_from_the_view_only():
         for _ in range(10):
             seat = GAME.to_move(state)
             view = GAME.view(state, seat)
-            action = GAME.bot_action(view, rng.choice(["easy", "medium", "hard", "pro"]), rng)
+            action = bots.decide(GAME, view, rng.choice(["easy", "medium", "hard", "pro"]), rng)
             assert action in GAME.legal_actions(state, seat)
             GAME.apply(state, seat, action)
             if state["status"] != "active":
@@ -738,14 +739,14 @@ def test_bot_takes_a_useful_discard_and_keeps_its_groups():
     act(state, 0, "discard", "AS")
     act(state, 1, "draw", "stock")
     rng = random.Random(0)
-    assert GAME.bot_action(GAME.view(state, 1), "pro", rng) in GAME.legal_actions(state, 1)
+    assert bots.decide(GAME, GAME.view(state, 1), "pro", rng) in GAME.legal_actions(state, 1)
     act(state, 1, "discard", "5H")
-    assert GAME.bot_action(GAME.view(state, 0), "pro", rng) == {"type": "draw", "pile": "discard"}
+    assert bots.decide(GAME, GAME.view(state, 0), "pro", rng) == {"type": "draw", "pile": "discard"}
     act(state, 0, "draw", "discard")
-    action = GAME.bot_action(GAME.view(state, 0), "pro", rng)
+    action = bots.decide(GAME, GAME.view(state, 0), "pro", rng)
     assert action in ({"type": "discard", "card": "KD"}, {"type": "discard", "card": "2C"})
     # with nothing useful on the pile it draws from the stock
     act(state, 0, "discard", action["card"])
     act(state, 1, "draw", "stock")
     act(state, 1, "discard", "AH")
-    assert GAME.bot_action(GAME.view(state, 0), "pro", rng) == {"type": "draw", "pile": "stock"}
+    assert bots.decide(GAME, GAME.view(state, 0), "pro", rng) == {"type": "draw", "pile": "stock"}

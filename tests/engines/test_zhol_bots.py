@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines import bots
 from engines.cards import CARD_INDEX, CARD_OF, JOKER, deck
 from engines.meld_solver import goes_out
 from engines.zhol import GAME, RULES
@@ -213,7 +214,7 @@ def test_knowledge_counts_exactly_the_cards_a_seat_cannot_see():
                 if s != seat:
                     truth.subtract(know.held[s])
             assert know.unseen == +truth
-            GAME.apply(state, seat, GAME.bot_action(GAME.view(state, seat), rng.choice(LEVELS[:3]), rng))
+            GAME.apply(state, seat, bots.decide(GAME, GAME.view(state, seat), rng.choice(LEVELS[:3]), rng))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -229,7 +230,7 @@ def playout_states(variant: str, seats: int, seed: int, count: int) -> list[dict
     def pick(game, state, seat, legal, _rng):
         if len(kept) < count and rng.random() < 0.3:
             kept.append(copy.deepcopy(state))
-        return GAME.bot_action(GAME.view(state, seat), rng.choice(("random", "easy", "hard")), rng)
+        return bots.decide(GAME, GAME.view(state, seat), rng.choice(("random", "easy", "hard")), rng)
 
     while len(kept) < count:
         play_random(GAME, {"variant": variant, "target_wins": 2}, seats, seed, pick=pick, max_steps=400)
@@ -262,9 +263,9 @@ def test_no_bot_decision_depends_on_cards_its_seat_cannot_see(variant, seats, co
         for level in LEVELS:
             if level == "pro" and k % 2:
                 continue  # the slow level on every other state
-            action = GAME.bot_action(view, level, random.Random(k))
+            action = bots.decide(GAME, view, level, random.Random(k))
             assert action in GAME.legal_actions(state, seat)
-            assert GAME.bot_action(GAME.view(other, seat), level, random.Random(k)) == action
+            assert bots.decide(GAME, GAME.view(other, seat), level, random.Random(k)) == action
         if k % 2 and len(view["legal_actions"]) > 1:
             # the other states: the pro with its measuring switches on (exact arithmetic and so on)
             action = switched_pro(view, k)
@@ -290,7 +291,7 @@ def test_every_level_finishes_matches_with_legal_moves_only():
             if state["status"] != "active":
                 break
             seat = GAME.to_move(state)
-            action = GAME.bot_action(GAME.view(state, seat), levels[seat], rng)
+            action = bots.decide(GAME, GAME.view(state, seat), levels[seat], rng)
             assert action in GAME.legal_actions(state, seat)
             GAME.apply(state, seat, action)
         assert state["status"] != "active"
@@ -303,7 +304,7 @@ def test_every_level_finishes_matches_with_legal_moves_only():
 
 def decide(state: dict, level: str, seed: int = 0) -> dict:
     seat = GAME.to_move(state)
-    return GAME.bot_action(GAME.view(state, seat), level, random.Random(seed))
+    return bots.decide(GAME, GAME.view(state, seat), level, random.Random(seed))
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard", "pro"])
@@ -375,7 +376,7 @@ def test_lower_levels_overlook_more_often():
             if len(view["legal_actions"]) < 2:
                 continue
             best = zbot.heuristic_action(Knowledge(view), spec, random.Random(k))
-            count += GAME.bot_action(view, level, random.Random(k)) != best
+            count += bots.decide(GAME, view, level, random.Random(k)) != best
         departures[level] = count
     assert departures["easy"] > departures["medium"] > departures["hard"]
 
@@ -385,7 +386,7 @@ def test_random_level_plays_every_legal_action():
     act(state, 0, "draw", "stock")
     view = GAME.view(state, 0)
     rng = random.Random(0)
-    chosen = Counter(GAME.bot_action(view, "random", rng)["card"] for _ in range(400))
+    chosen = Counter(bots.decide(GAME, view, "random", rng)["card"] for _ in range(400))
     assert set(chosen) == {a["card"] for a in view["legal_actions"]}
 
 
@@ -396,7 +397,9 @@ def test_pro_is_deterministic_for_a_view_and_seed_and_samples_plausible_hands():
         GAME.apply(state, seat, {"type": "draw", "pile": "stock"})
     seat = GAME.to_move(state)
     view = GAME.view(state, seat)
-    assert GAME.bot_action(view, "pro", random.Random(4)) == GAME.bot_action(view, "pro", random.Random(4))
+    assert bots.decide(GAME, view, "pro", random.Random(4)) == bots.decide(
+        GAME, view, "pro", random.Random(4)
+    )
     know = Knowledge(view)
     opponents = bot_pro.Opponents(know, random.Random(1), bot_pro.PRO["small"], True)
     assert opponents.hands

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines import bots
 from engines.base import redact_event
 from engines.cards import JOKER, RANKS
 from engines.errors import (
@@ -1038,20 +1039,23 @@ def test_same_seed_same_match():
 
 def test_bot_discards_the_highest_unmatched_card():
     state = new()
-    assert GAME.bot_action(GAME.view(state, 0), "easy", random.Random(1)) == {"type": "discard", "card": "QC"}
+    assert bots.decide(GAME, GAME.view(state, 0), "easy", random.Random(1)) == {
+        "type": "discard",
+        "card": "QC",
+    }
 
 
 def test_bot_opens_when_it_can_and_goes_out():
     state = new(draws=(JOKER,))
     to_turn_7(state)
     view = GAME.view(state, 0)
-    assert GAME.bot_action(view, "easy", random.Random(1)) == {"type": "draw"}
+    assert bots.decide(GAME, view, "easy", random.Random(1)) == {"type": "draw"}
     draw(state, 0)
-    action = GAME.bot_action(GAME.view(state, 0), "easy", random.Random(1))
+    action = bots.decide(GAME, GAME.view(state, 0), "easy", random.Random(1))
     assert action["type"] == "meld"
     act(state, 0, action)
     assert state["opened"][0] and len(state["hands"][0]) == 1
-    action = GAME.bot_action(GAME.view(state, 0), "easy", random.Random(1))
+    action = bots.decide(GAME, GAME.view(state, 0), "easy", random.Random(1))
     act(state, 0, action)
     assert state["status"] == "round_over" and state["round_result"]["winner"] == 0
 
@@ -1063,7 +1067,7 @@ def test_bot_lays_off_and_swaps():
     rng = random.Random(2)
     actions = []
     while state["phase"] == "play":
-        action = GAME.bot_action(GAME.view(state, 1), "easy", rng)
+        action = bots.decide(GAME, GAME.view(state, 1), "easy", rng)
         actions.append(action)
         act(state, 1, action)
     kinds = [a["type"] for a in actions]
@@ -1079,7 +1083,7 @@ def test_bot_plays_whole_matches_legally():
             {"target_wins": 2},
             2,
             1000 + seed,
-            pick=lambda game, state, seat, legal, rng: game.bot_action(game.view(state, seat), "easy", rng),
+            pick=lambda game, state, seat, legal, rng: bots.decide(game, game.view(state, seat), "easy", rng),
         )
         finished += state["status"] == "finished"
     assert finished == 6
@@ -1182,7 +1186,7 @@ class Playout:
             self.try_a_jokers_card(game, state, seat, view)
         # The bot plays a share of the decisions: its better melding keeps rounds short.
         if rng.random() < self.bot_share:
-            return game.bot_action(view, "easy", rng)
+            return bots.decide(game, view, "easy", rng)
         hand = view["hand"]
         guesses = candidate_melds(hand) if state["phase"] == "play" else []
         trial = None

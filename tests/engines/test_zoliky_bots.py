@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from engines import bots
 from engines.cards import JOKER
 from engines.zoliky import GAME
 from engines.zoliky.bots import LEVELS, choose, choose_action, infer, mistake_rate
@@ -45,7 +46,7 @@ def decision_states(matches: int, seed: int) -> list[tuple[dict, int]]:
             step += 1
             if step % 3 == 1:
                 out.append((copy.deepcopy(state), seat))
-            return game.bot_action(game.view(state, seat), seats[seat], rng)
+            return bots.decide(game, game.view(state, seat), seats[seat], rng)
 
         play_random(GAME, {"target_wins": 1}, 2, seed + m, pick=pick, max_steps=400)
         del rng
@@ -80,12 +81,12 @@ def test_no_level_sees_another_hand_or_the_stock_order(level):
     for k, (state, seat) in enumerate(STATES[::2]):
         view = GAME.view(state, seat)
         before = copy.deepcopy(view)
-        action = GAME.bot_action(view, level, random.Random(k))
+        action = bots.decide(GAME, view, level, random.Random(k))
         assert view == before, "the bot changed its view"
         other = rearranged(state, seat, random.Random(1000 + k))
         other_view = GAME.view(other, seat)
         assert other_view == view
-        assert GAME.bot_action(other_view, level, random.Random(k)) == action
+        assert bots.decide(GAME, other_view, level, random.Random(k)) == action
         # …and the decision is legal in both arrangements.
         GAME.apply(copy.deepcopy(state), seat, action)
         GAME.apply(other, seat, action)
@@ -118,8 +119,8 @@ def test_every_level_plays_whole_matches_legally(level):
             {"target_wins": 1},
             2,
             40 + seed,
-            pick=lambda game, state, seat, legal, rng: game.bot_action(
-                game.view(state, seat), level if seat == 0 else "medium", rng
+            pick=lambda game, state, seat, legal, rng: bots.decide(
+                game, game.view(state, seat), level if seat == 0 else "medium", rng
             ),
             max_steps=3000,
         )
@@ -167,7 +168,7 @@ def test_a_state_saved_before_the_history_still_has_a_view_and_plays_on():
     assert all(p["discards"] == [] and p["taken"] == [] for p in view["players"])
     seat = state["turn_seat"]
     while state["turn_seat"] == seat and state["status"] == "active":
-        act(state, seat, GAME.bot_action(GAME.view(state, seat), "hard", random.Random(1)))
+        act(state, seat, bots.decide(GAME, GAME.view(state, seat), "hard", random.Random(1)))
     # The owners of the old pile cards stay unknown, the new discard is known.
     assert state["discard_seats"] == [None] * (len(state["discard"]) - 1) + [seat]
     assert GAME.view(state, None)["players"][seat]["discards"] == state["discard"][-1:]
@@ -186,7 +187,7 @@ def test_lower_levels_overlook_more_and_overlooked_moves_are_random_but_legal():
     view = GAME.view(state, 0)
     seen = Counter()
     for k in range(200):
-        action = GAME.bot_action(view, "easy", random.Random(k))
+        action = bots.decide(GAME, view, "easy", random.Random(k))
         seen[action["type"]] += 1
         if action["type"] == "discard":
             assert action["card"] != JOKER and action["card"] in view["hand"]
@@ -207,7 +208,7 @@ def test_every_level_takes_the_closing_card_that_closes_the_round():
         act(state, 0, {"type": "discard", "card": "2C"})
         draw(state, 1)
         act(state, 1, {"type": "discard", "card": "5C"})
-        action = GAME.bot_action(GAME.view(state, 0), level, random.Random(0))
+        action = bots.decide(GAME, GAME.view(state, 0), level, random.Random(0))
         assert action["type"] == "take_closing", level
         act(state, 0, action)
         assert state["status"] == "finished" and state["winners"] == [0]
@@ -223,10 +224,10 @@ def test_the_bot_takes_the_discard_that_lets_it_go_out():
     act(state, 1, {"type": "discard", "card": "9S"})
     for level in ("hard", "pro"):
         trial = copy.deepcopy(state)
-        action = GAME.bot_action(GAME.view(trial, 0), level, random.Random(0))
+        action = bots.decide(GAME, GAME.view(trial, 0), level, random.Random(0))
         assert action["type"] == "take_discard" and any("9S" in meld for meld in action["melds"])
         act(trial, 0, action)
-        act(trial, 0, GAME.bot_action(GAME.view(trial, 0), level, random.Random(0)))
+        act(trial, 0, bots.decide(GAME, GAME.view(trial, 0), level, random.Random(0)))
         assert trial["status"] == "finished" and trial["winners"] == [0]
 
 
@@ -366,7 +367,7 @@ def test_a_noticed_decision_is_the_levels_policy(level):
     view = GAME.view(state, 0)
     noticed = [k for k in range(50) if random.Random(k).random() < LEVELS[level]["attention"]]
     expected = choose(view, random.Random(0)) if LEVELS[level]["novice"] else decide(read_view(view), HARD)
-    assert noticed and all(GAME.bot_action(view, level, random.Random(k)) == expected for k in noticed)
+    assert noticed and all(bots.decide(GAME, view, level, random.Random(k)) == expected for k in noticed)
     assert LEVELS["easy"]["novice"] and not LEVELS["hard"]["novice"]
 
 

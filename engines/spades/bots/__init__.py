@@ -1,7 +1,7 @@
 """Spades bots at every level, deciding from one seat's view only (docs/bots.md).
 
 - `random`: a uniformly random legal action, the bottom of the ladder.
-- `easy`, `medium`, `hard`: the heuristic policy of `bot_policy` (bids by counting likely
+- `easy`, `medium`, `hard`: the heuristic policy of `engines.spades.bots.policy` (bids by counting likely
   winners, Nil on hands that can duck everything; plays the cheapest sure winner, ducks for a
   winning partner, covers a Nil partner, attacks an opposing Nil, sheds bags once the contract
   is safe), with a documented share of decisions overlooked (`LEVELS[level]["mistakes"]`): such a
@@ -21,9 +21,9 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.bots import register
+from engines.bots import register, register_hint
 from engines.cards import ACE_HIGH_CARD_OF
-from engines.spades.bots import search
+from engines.spades.bots import reasons, search
 from engines.spades.bots.policy import heuristic_bid, masks_of, play_card
 from engines.spades.bots.seen import Seen
 
@@ -40,6 +40,8 @@ PRO_SAMPLES = 64
 PRO_TIME_LIMIT = 0.5  # seconds; a safety net, the samples normally run out first
 # The pro budget; change the entries (tests and benchmarks do) to trade strength for time.
 PRO: dict[str, Any] = {"samples": PRO_SAMPLES, "time_limit": PRO_TIME_LIMIT}
+# The pro's budget for a hint (engines/hints.py): tens of milliseconds, inside a request.
+HINT: dict[str, Any] = {"samples": 16, "time_limit": 0.04}
 
 
 def choose_bid(hand: list[str], partner_bid: int | None) -> int:
@@ -100,3 +102,10 @@ def pro(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     if len(legal) == 1:
         return dict(legal[0])
     return search.decide(Seen(view), rng, PRO["samples"], PRO["time_limit"])
+
+
+@register_hint("spades")
+def hint(view: dict[str, Any], rng: random.Random) -> tuple[Action, str | None]:
+    """The pro's search within the `HINT` budget, and why (`reasons.explain`)."""
+    action = search.decide(Seen(view), rng, HINT["samples"], HINT["time_limit"])
+    return action, reasons.explain(view, action)

@@ -4,14 +4,17 @@
 - easy, medium: keep the hand whose minimal split leaves the fewest points. Draw: take the top
   discard when it lowers the points left after the best discard. Discard: the card whose loss
   leaves the fewest points, then keep wild cards, then throw the dearest card.
-- hard: `solver`'s rule (`bots.solver`: the exact least deadwood) with fewer mistakes, so solver,
-  hard without mistakes as in Spades, is the rung above it (docs/bots.md, "Three Thirteen bots").
+- hard: `solver`'s rule (`engines.three_thirteen.bots.solver`: the exact least deadwood) with
+  fewer mistakes, so solver, hard without mistakes as in Spades, is the rung above it
+  (docs/bots.md, "Three Thirteen bots").
 - Each of easy, medium and hard overlooks the better move at its `MISTAKES` rate (35%, 25%, 16% of
   draw and discard decisions): it draws from the stock without looking at the discard, or throws
   a random card that is not wild (easy) or its second choice (medium, hard). Going out is never
   overlooked; on a final turn (someone has gone out) only the points left count.
-- solver: `bots.solver`, the least-deadwood baseline of the ladder (not offered to clients).
-- pro: `bots.pro` (expected points after the next two draws over sampled unseen cards).
+- solver: `engines.three_thirteen.bots.solver`, the least-deadwood baseline of the ladder (not
+  offered to clients).
+- pro: `engines.three_thirteen.bots.pro` (expected points after the next two draws over sampled
+  unseen cards).
 
 Every level dumps a joker it throws when `joker_dump` allows (it counts nothing there), declares
 going out (`false_out_penalty`) only when the rest of the hand really melds, and in a redemption
@@ -24,7 +27,7 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.bots import register
+from engines.bots import register, register_hint
 from engines.three_thirteen.bots.eval import (
     Judge,
     discard_body,
@@ -32,13 +35,22 @@ from engines.three_thirteen.bots.eval import (
     without,
 )
 from engines.three_thirteen.bots.pro import pro_action
-from engines.three_thirteen.bots.solver import solver_action
+from engines.three_thirteen.bots.solver import explain, solver_action
 
 LEVELS = ("random", "easy", "medium", "hard", "pro")
 # Chance per decision of overlooking the better move (draw or discard). Hard decides as solver when
-# it does not overlook: with pro's one-draw look-ahead instead it was level with solver at 15% to
-# 30% mistakes, so the ladder hard < solver did not hold (docs/bots.md).
+# it does not overlook, so the ladder hard < solver holds: with pro's one-draw look-ahead instead
+# it is level with solver at 15% to 30% mistakes (docs/bots.md).
 MISTAKES = {"easy": 0.35, "medium": 0.25, "hard": 0.16}
+# The pro's budget for a hint (engines/hints.py): tens of milliseconds, inside a request.
+HINT: dict[str, Any] = {
+    "samples": 12,
+    "candidates": 3,
+    "depth": 2,
+    "exact": True,
+    "pairs": 16,
+    "time_limit": 0.04,
+}
 
 
 @register("three-thirteen", *LEVELS, "solver")
@@ -93,3 +105,10 @@ def heuristic_action(view: dict[str, Any], level: str, rng: random.Random) -> Ac
             card = ranked[1] if len(ranked) > 1 else best
         return discard_body(view, card, judge.left(without(hand, card)), rng)
     return lay_off_action(view, judge)
+
+
+@register_hint("three-thirteen")
+def hint(view: dict[str, Any], rng: random.Random) -> tuple[Action, str | None]:
+    """The pro within the `HINT` budget, and why (`solver.explain`)."""
+    action = pro_action(view, rng, HINT)
+    return action, explain(view, action)

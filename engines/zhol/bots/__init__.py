@@ -22,7 +22,7 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.bots import register
+from engines.bots import register, register_hint
 from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX
 from engines.meld_solver import goes_out
 from engines.zhol.bots import hand as bh
@@ -33,14 +33,22 @@ from engines.zhol.rules import RULES
 # Per heuristic level: the share of decisions overlooked (a random legal action instead), whether
 # equal discards are told apart by their live outs, and whether it keeps back what the next
 # player collects. In the large game `outs` looks at the `outs_candidates` least connected equal
-# discards only (time). hard overlooks 20% (15% until issue 16): at 15% it was only just below
-# the `solver` rung of the ladder (hard < solver < pro), at 20% clearly, and still well above medium.
+# discards only (time). hard overlooks 20%, which keeps it clearly below the `solver` rung of the
+# ladder (hard < solver < pro; at 15% it is only just below) and still well above medium.
 LEVELS: dict[str, dict[str, Any]] = {
     "easy": {"mistakes": 0.55, "outs": False, "defence": False},
     "medium": {"mistakes": 0.35, "outs": True, "defence": False},
     "hard": {"mistakes": 0.2, "outs": True, "defence": True},
 }
 OUTS_CANDIDATES = {"small": 8, "large": 3}
+# The pro's budget for a hint (engines/hints.py), by variant: tens of milliseconds, inside a
+# request. The pro has no time limit: its sampling chain is shortened instead, and in the large
+# game, where even one card looked at two steps ahead costs tens of milliseconds, it looks one
+# step ahead only.
+HINT: dict[str, dict[str, Any]] = {
+    "small": {"chain": 60, "burn": 12, "thin": 6, "two_step_cards": 6, "keeps": 2},
+    "large": {"chain": 24, "burn": 8, "thin": 4, "two_step_cards": 0, "keeps": 1},
+}
 
 
 @register("zhol", "random", "easy", "medium", "hard", "pro", "solver")
@@ -126,3 +134,13 @@ def feeds(know: Knowledge, card: int) -> int:
     if card == JOKER_INDEX:
         return len(held) + 1
     return sum(1 for c in held if bh.neighbours(card, know.size) & (1 << (2 * c)))
+
+
+@register_hint("zhol")
+def hint(view: dict[str, Any], rng: random.Random) -> tuple[Action, str | None]:
+    """The pro within its variant's `HINT` budget, and why (`solver.explain`)."""
+    know = Knowledge(view)
+    budget = HINT[know.variant]
+    features = {**pro.FEATURES, "two_step": budget["two_step_cards"] > 0}
+    action = pro.choose(know, rng, features, budget)
+    return action, solver.explain(view, action)

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from engines.base import Action
-from engines.bots import register
+from engines.bots import register, register_hint
 from engines.cards import JOKER, RANKS
 from engines.errors import IllegalAction
 from engines.meld_solver import Split, best_split
@@ -32,8 +32,11 @@ from engines.zoliky.bots.hand import slots_of
 from engines.zoliky.bots.knowledge import Knowledge, read_view
 from engines.zoliky.bots.policy import HARD, decide
 from engines.zoliky.bots.search import search_action
-from engines.zoliky.bots.solver import solver_action
+from engines.zoliky.bots.solver import explain, solver_action
 from engines.zoliky.rules import RULES, card_points, lay_off_reading, opening_problem, read_meld
+
+# The pro's budget for a hint (engines/hints.py): tens of milliseconds, inside a request.
+HINT: dict[str, Any] = {"samples": 8, "candidates": 3, "margin": 1.5, "time_limit": 0.04}
 
 # The share of decisions in which each heuristic level notices the better move; the mistake rate
 # is the rest. `easy` plays the novice policy (`choose` below: it counts no cards), the others the
@@ -303,3 +306,10 @@ def _take_closing(
         return None
     discard = normals[0] if normals else JOKER
     return {"type": "take_closing", "melds": _melds_body(melds), "lay_offs": [], "discard": discard}
+
+
+@register_hint("zoliky")
+def hint(view: dict[str, Any], rng: random.Random) -> tuple[Action, str | None]:
+    """The pro's search within the `HINT` budget, and why (`solver.explain`)."""
+    action = search_action(read_view(view), view, rng, HINT)
+    return action, explain(view, action)

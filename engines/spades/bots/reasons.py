@@ -1,7 +1,8 @@
-"""Spades in the `solver` rung and in hints: reasons in words for a bid or a card.
+"""Spades reasons in words for a bid or a card, from the seat's view alone, for hints
+(`GET /v1/matches/{id}/hint`, engines/hints.py).
 
-The Spades baseline of the ladder is the heuristic `hard` with no mistakes (`bot.LEVELS["solver"]`);
-this module only explains a decision, from the seat's view alone, for `GET /v1/matches/{id}/hint`.
+The Spades `solver` rung of the ladder is the heuristic `hard` with no mistakes
+(`engines.spades.bots.LEVELS["solver"]`); no search is involved here.
 """
 
 from __future__ import annotations
@@ -10,16 +11,13 @@ from typing import Any
 
 from engines.base import Action
 from engines.spades.bots.seen import estimate_tricks
-from engines.spades.rules import RANK_INDEX
-
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+from engines.spades.rules import POWER, RANK_INDEX, SUIT_NAMES
 
 
 def _beats(card: str, best: str, led: str) -> bool:
-    """Whether `card` beats `best`, the card winning a trick led in `led` so far."""
-    if card[1] == best[1]:
-        return RANK_INDEX[card] > RANK_INDEX[best]
-    return card[1] == "S" or (card[1] == led and best[1] not in ("S", led))
+    """Whether `card` beats `best` in a trick led in `led` (the rules' trick strength, `POWER`)."""
+    power = POWER[led]
+    return power[card] > power[best]
 
 
 def _bid_words(view: dict[str, Any], tricks: int) -> str:
