@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.bots import BENCH_OPTIONS  # noqa: E402
+from engines import bots as engine_bots  # noqa: E402
 from engines import tournament  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 
@@ -74,7 +75,7 @@ def main() -> None:
             view = game.view(state, seat)
             level = match["levels"][seat]
             t, c = time.perf_counter(), time.process_time()
-            action = game.bot_action(view, level, match["rng"])
+            action = engine_bots.decide(game, view, level, match["rng"])
             wall.setdefault(level, []).append(time.perf_counter() - t)
             cpu.setdefault(level, []).append(time.process_time() - c)
             game.apply(state, seat, action)

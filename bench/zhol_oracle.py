@@ -25,6 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engines import bots as engine_bots  # noqa: E402
 from engines.cards import CARD_INDEX  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 from engines.tournament import seat_levels, wilson  # noqa: E402
@@ -97,7 +98,7 @@ def tournament_match(
         assert seat is not None
         view = game.view(state, seat)
         watch(state, seat, view)
-        game.apply(state, seat, game.bot_action(view, by_seat[seat], rng))
+        game.apply(state, seat, engine_bots.decide(game, view, by_seat[seat], rng))
     return state, side_of
 
 

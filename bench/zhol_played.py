@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engines import bots as engine_bots  # noqa: E402
 from engines.cards import CARD_INDEX  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 from engines.zhol.bots import hand as bh  # noqa: E402
@@ -40,7 +41,7 @@ def measure(levels: list[str], matches: int, seed: int, variant: str) -> dict[in
         discards = [0, 0]
         while (seat := game.to_move(state)) is not None:
             view = game.view(state, seat)
-            action = game.bot_action(view, levels[(seat + m) % 2], rng)
+            action = engine_bots.decide(game, view, levels[(seat + m) % 2], rng)
             game.apply(state, seat, action)
             if action["type"] == "discard" and game.status(state) == "active":
                 discards[seat] += 1

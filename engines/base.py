@@ -14,8 +14,6 @@ seat may see before the match is over (a deal's salt and deck order) goes under
 from __future__ import annotations
 
 import copy
-import random
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypedDict
 
@@ -456,13 +454,6 @@ class Game:
     # The module whose import registers this game's bots (engines/bots.py); no game imports
     # its bots, so the rules never depend on them. None: every level plays at random.
     bots_module: ClassVar[str | None] = None
-
-    def bot_action(self, view: Mapping[str, Any], level: str, rng: random.Random) -> Action:
-        """`engines.bots.decide(self, view, level, rng)`, for service/bots.py, the one caller that
-        still asks the game: the rules' only import of the bot registry, which goes with it."""
-        from engines import bots
-
-        return bots.decide(self, view, level, rng)
 
     # --- helpers for subclasses --------------------------------------------
     @staticmethod

@@ -12,6 +12,7 @@ import time
 import traceback
 from typing import Any
 
+from engines import bots as engine_bots
 from engines.rng import new_rng_state
 from service import errors
 from service.match_core import MatchCore, Write, bot_level, facts, game_of, host_seat, match_status
@@ -107,7 +108,7 @@ class BotsMixin(MatchCore):
         since = record.get("at")
         try:
             thinking = time.perf_counter()
-            action = game.bot_action(view, level, rng)
+            action = engine_bots.decide(game, view, level, rng)
             thought = time.perf_counter() - thinking
             step = game.apply(record["state"], seat, action)
         except Exception as exc:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engines", "service", "workers")
 MAX_FILE_LINES = 500
@@ -48,10 +46,9 @@ def test_no_production_function_is_over_60_lines():
 # ones below it. Within engines/ the rules never import their bots, and no module imports itself
 # through others (a cycle makes the import order matter and the modules one unit).
 LAYERS = ("engines", "service", "workers")  # each may import the ones before it only
-# The one import against that direction in engines/: `Game.bot_action` hands a decision to the bot
-# registry for service/bots.py, until that calls `engines.bots.decide` itself (issue 29). The
-# checks of engines/ leave this edge out; the one marked xfail below includes it.
-BOT_ACTION_SHIM = ("engines.base", "engines.bots")
+# The one import against that direction: the `cardtable` command (service/cli.py), the program's
+# entry point, starts the workers (`cardtable worker`). Nothing imports the command.
+ENTRY_POINT = ("service.cli", "workers.worker")
 
 
 def module_name(path: Path) -> str:
@@ -80,13 +77,13 @@ def imported_modules(path: Path, known: set[str]) -> set[str]:
     return {m for m in found if m in known and m != name}
 
 
-def import_graph(shim: bool = False) -> dict[str, set[str]]:
-    """Module to the project modules it imports; `shim`: with `BOT_ACTION_SHIM`'s edge."""
+def import_graph(entry_point: bool = False) -> dict[str, set[str]]:
+    """Module to the project modules it imports; `entry_point`: with `ENTRY_POINT`'s edge."""
     paths = sorted(p for package in LAYERS for p in (ROOT / package).rglob("*.py"))
     known = {module_name(p) for p in paths}
     graph = {module_name(p): imported_modules(p, known) for p in paths}
-    if not shim:
-        graph[BOT_ACTION_SHIM[0]].discard(BOT_ACTION_SHIM[1])
+    if not entry_point:
+        graph[ENTRY_POINT[0]].discard(ENTRY_POINT[1])
     return graph
 
 
@@ -138,11 +135,11 @@ def cycles(graph: dict[str, set[str]], modules: set[str]) -> list[list[str]]:
 
 
 def test_the_import_graph_sees_every_kind_of_import():
-    graph = import_graph(shim=True)
+    graph = import_graph(entry_point=True)
     assert "engines.spades.rules" in graph["engines.spades.game"]  # from x.y import name
     assert "engines.spades.view" in graph["engines.spades.game"]  # from x import module
     assert "engines.spades.bots.search" in graph["engines.spades.bots"]  # from package import module
-    assert BOT_ACTION_SHIM[1] in graph[BOT_ACTION_SHIM[0]]  # an import inside a function
+    assert ENTRY_POINT[1] in graph[ENTRY_POINT[0]]  # an import inside a function
     assert "engines.base" in graph["engines.bots"]  # an import under `if TYPE_CHECKING`
 
 
@@ -167,10 +164,9 @@ def test_no_rules_module_imports_the_bots():
     assert found == []
 
 
-@pytest.mark.xfail(strict=False, reason="issue 29: service/ and workers/ are being untangled")
 def test_service_imports_nothing_from_workers_and_no_package_has_a_cycle():
-    """The whole of issue 29's direction, `Game.bot_action`'s import of the bot registry included."""
-    graph = import_graph(shim=True)
+    """engines ← service ← workers, with no circle inside any of them (docs/architecture.md)."""
+    graph = import_graph()
     assert upward_imports(graph, "service") == []
     for layer in LAYERS:
         assert cycles(graph, {m for m in graph if m.partition(".")[0] == layer}) == [], layer
