@@ -68,6 +68,19 @@ def create(base: str, body: dict[str, Any]) -> tuple[str, str]:
     return created["id"], created["seats"][0]["token"]
 
 
+def create_spades_by_form(page: Any, base: str) -> tuple[str, str]:
+    """Create Spades against an easy, a pro and a medium bot through the new-match form, as a
+    person would; the match id and the page's seat token (from its sessionStorage)."""
+    page.goto(base + "/play")
+    page.select_option("select[name=game]", "spades")
+    for seat, level in ((1, "easy"), (2, "pro"), (3, "medium")):
+        page.select_option(f"select[data-seat='{seat}']", f"bot:{level}")
+    page.click("button[type=submit]")
+    page.wait_for_selector("[data-testid=hand]")
+    match_id = page.url.split("match=")[1]
+    return match_id, page.evaluate(f"JSON.parse(sessionStorage.getItem('cardtable:{match_id}')).token")
+
+
 def page_errors(page: Any) -> list[str]:
     """A list that collects the page's uncaught JavaScript errors from now on."""
     errors: list[str] = []

@@ -12,6 +12,7 @@ import pytest
 from tests.play_harness import (
     browser_page,
     create,
+    create_spades_by_form,
     open_seat,
     page_errors,
     served,
@@ -84,13 +85,7 @@ def test_the_table_plays_under_the_policy(base):
         resp = page.goto(base + "/play")
         assert "frame-ancestors 'none'" in resp.headers["content-security-policy"]
         assert resp.headers["referrer-policy"] == "no-referrer"
-        page.select_option("select[name=game]", "spades")
-        for seat, level in ((1, "easy"), (2, "pro"), (3, "medium")):
-            page.select_option(f"select[data-seat='{seat}']", f"bot:{level}")
-        page.click("button[type=submit]")
-        page.wait_for_selector("[data-testid=hand]")
-        match_id = page.url.split("match=")[1]
-        token = page.evaluate(f"JSON.parse(sessionStorage.getItem('cardtable:{match_id}')).token")
+        match_id, token = create_spades_by_form(page, base)
         moves = 0
         while moves < 2:  # a bid, then a card
             wait_turn(page)

@@ -9,6 +9,7 @@ from tests.play_harness import (
     assert_only_visible_cards,
     browser_page,
     create,
+    create_spades_by_form,
     dom_cards,
     open_seat,
     page_errors,
@@ -29,14 +30,7 @@ def base():
 def test_a_whole_spades_hand_against_three_bots_by_clicks(base):
     with browser_page() as page:
         errors = page_errors(page)
-        page.goto(base + "/play")
-        page.select_option("select[name=game]", "spades")
-        for seat, level in ((1, "easy"), (2, "pro"), (3, "medium")):
-            page.select_option(f"select[data-seat='{seat}']", f"bot:{level}")
-        page.click("button[type=submit]")
-        page.wait_for_selector("[data-testid=hand]")
-        match_id = page.url.split("match=")[1]
-        token = page.evaluate(f"JSON.parse(sessionStorage.getItem('cardtable:{match_id}')).token")
+        match_id, token = create_spades_by_form(page, base)
 
         snapshots: list[tuple[set[str], list[str]]] = []
         bids = plays = 0
