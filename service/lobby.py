@@ -14,7 +14,7 @@ from typing import Any
 
 from engines.registry import GAMES
 from service import errors
-from service.lobby_index import LobbyIndex, parse_member, table_hash
+from service.lobby_index import parse_member, table_hash
 from service.matches import MatchService, match_options, match_status
 
 # Index entries read per round trip while filling a page or looking for a seat.
@@ -65,7 +65,7 @@ def public_seats(record: dict[str, Any]) -> list[dict[str, Any]]:
 class Lobby:
     def __init__(self, matches: MatchService):
         self.matches = matches
-        self.index = LobbyIndex(matches.store.redis)
+        self.index = matches.store.lobby
 
     def _listed(self, entry: str) -> dict[str, Any] | None:
         """The match of an index entry if it is still listed and waiting; else drop the entry."""

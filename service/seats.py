@@ -11,7 +11,6 @@ from typing import Any
 from engines.registry import GAMES
 from service import errors, fair_seeds
 from service.following import FollowingMixin
-from service.lobby_index import LobbyIndex
 from service.match_core import Write, game_of, hash_token, match_options, match_status, new_token, resigned
 from service.options import engine_options
 from service.store import Loaded
@@ -66,7 +65,7 @@ class SeatsMixin(FollowingMixin):
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
-            LobbyIndex(self.store.redis).add(match_id, record)
+            self.store.lobby.add(match_id, record)
         if not self._commit(match_id, None, record, events):
             for kind in held:
                 self.quotas.release(owner or "", kind, match_id)

@@ -20,6 +20,7 @@ from service import codec
 from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
 from service.due_index import DUE_KEY, DueIndex
+from service.lobby_index import LobbyIndex
 from service.rate_limit import RateLimiter
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
 from service.waiters import ClusterHub, Hub
@@ -135,6 +136,7 @@ class Store:
         self._archive = self.state.register_script(ARCHIVE)
         self._release = self.state.register_script(RELEASE)
         self.due = DueIndex(client)
+        self.lobby = LobbyIndex(client)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent
