@@ -11,14 +11,22 @@ from typing import Any
 import redis
 
 from service import codec, errors
-from service.following import FollowingMixin
-from service.match_core import Write, body_hash, game_of, host_seat, match_status, resigned
-from service.store import IN_PROGRESS, Loaded
+from service.following import Following
+from service.match import Match, body_hash
+from service.repository import MatchRepository, Write
+from service.store import IN_PROGRESS
 
 log = logging.getLogger("cardtable.matches")
 
 
-class ActingMixin(FollowingMixin):
+class Acting:
+    """A seat's changes to a match in play: moves, the next round, ending it."""
+
+    def __init__(self, repo: MatchRepository, following: Following):
+        self.repo = repo
+        self.store = repo.store
+        self.view = following.view
+
     def act(
         self,
         match_id: str,
@@ -27,8 +35,8 @@ class ActingMixin(FollowingMixin):
         if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> dict[str, Any]:
-        loaded = self.load(match_id)
-        seat = self.authenticate(loaded.record, token)
+        match = self.repo.load(match_id)
+        seat = self.repo.authenticate(match, token)
         assert seat is not None  # a token is required here: authenticate raised otherwise
         idem_key = None
         if idempotency_key is not None:
@@ -46,7 +54,7 @@ class ActingMixin(FollowingMixin):
                     )
                 return first["response"]
         try:
-            return self._act(match_id, loaded, seat, action, if_match, idem_key)
+            return self._act(match, seat, action, if_match, idem_key)
         except BaseException:
             if idem_key is not None:
                 self._release_idempotency(idem_key)
@@ -62,54 +70,53 @@ class ActingMixin(FollowingMixin):
             # error (a 503 the client may retry) is what it should see.
             log.warning("could not free an idempotency key; it expires by itself")
 
-    def _act(self, match_id, loaded, seat, action, if_match, idem_key):
-        def change(loaded: Loaded) -> Write:
-            if if_match is not None and if_match != loaded.version:
-                raise errors.StaleVersion(f"the match is at version {loaded.version}, not {if_match}")
-            record = loaded.record
-            if record["state"] is None or record["status"] != "playing":
-                raise errors.MatchNotActive(f"the match is {match_status(record)}, not in play")
-            if action.get("type") != "resign" and resigned(record, seat):
+    def _act(
+        self, match: Match, seat: int, action: dict[str, Any], if_match: int | None, idem_key: str | None
+    ):
+        def change(match: Match) -> Write:
+            if if_match is not None and if_match != match.version:
+                raise errors.StaleVersion(f"the match is at version {match.version}, not {if_match}")
+            if match.record["state"] is None or match.record["status"] != "playing":
+                raise errors.MatchNotActive(f"the match is {match.status()}, not in play")
+            if action.get("type") != "resign" and match.resigned(seat):
                 # The bot that plays the seat on moves for it; the person's move would race it.
                 raise errors.NotYourTurn("you have resigned: a bot plays this seat now")
-            step = game_of(record).apply(record["state"], seat, action)
-            response = self.view(match_id, record, loaded.version + 1, seat, step)
+            step = match.apply(seat, action)
+            response = self.view(match, seat, match.next_version)
             idem = None
             if idem_key is not None:
                 stored = codec.dumps({"body": body_hash(action), "response": response})
-                idem = (idem_key, stored, self.config.IDEMPOTENCY_TTL)
-            return Write(step.events, response, idem, step)
+                idem = (idem_key, stored, self.repo.config.IDEMPOTENCY_TTL)
+            return Write(step.events, response, idem)
 
-        return self.update(match_id, loaded, change)
+        return self.repo.update(match.id, match, change)
 
     def start_round(self, match_id: str, token: str | None) -> dict[str, Any]:
-        loaded = self.load(match_id)
-        seat = self.authenticate(loaded.record, token)
+        match = self.repo.load(match_id)
+        seat = self.repo.authenticate(match, token)
 
-        def change(loaded: Loaded) -> Write:
-            record = loaded.record
-            if match_status(record) != "round_over":
+        def change(match: Match) -> Write:
+            if match.status() != "round_over":
                 raise errors.MatchNotActive("the next round starts only after a round is over")
-            if host_seat(record) != seat:
+            if match.host_seat() != seat:
                 raise errors.Forbidden("only the host starts the next round")
-            step = game_of(record).start_next_round(record["state"])
-            return Write(step.events, self.view(match_id, record, loaded.version + 1, seat, step), step=step)
+            step = match.start_next_round()
+            return Write(step.events, self.view(match, seat, match.next_version))
 
-        return self.update(match_id, loaded, change)
+        return self.repo.update(match_id, match, change)
 
     def end(self, match_id: str, token: str | None) -> dict[str, Any]:
         """The host ends the match now (games with `target_wins`). It takes no If-Match, so a
         race with another writer is retried like any other write (docs/architecture.md)."""
-        loaded = self.load(match_id)
-        seat = self.authenticate(loaded.record, token)
+        match = self.repo.load(match_id)
+        seat = self.repo.authenticate(match, token)
 
-        def change(loaded: Loaded) -> Write:
-            record = loaded.record
-            if host_seat(record) != seat:
+        def change(match: Match) -> Write:
+            if match.host_seat() != seat:
                 raise errors.Forbidden("only the host ends the match")
-            if match_status(record) not in ("active", "round_over"):
-                raise errors.MatchNotActive(f"the match is {match_status(record)}")
-            step = game_of(record).end_match(record["state"])
-            return Write(step.events, self.view(match_id, record, loaded.version + 1, seat, step), step=step)
+            if match.status() not in ("active", "round_over"):
+                raise errors.MatchNotActive(f"the match is {match.status()}")
+            step = match.end_match()
+            return Write(step.events, self.view(match, seat, match.next_version))
 
-        return self.update(match_id, loaded, change)
+        return self.repo.update(match_id, match, change)

@@ -20,7 +20,7 @@ from service import errors, pages
 from service.config import Config
 from service.errors import ApiError
 from service.extensions import Api, bearer_or_none, current_request, error_response
-from service.match_core import hash_token
+from service.match import hash_token
 from service.matches import MatchService, build_service
 from service.rate_limit import RateCheck, RateLimited
 

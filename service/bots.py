@@ -15,8 +15,8 @@ from typing import Any
 from engines import bots as engine_bots
 from engines.rng import new_rng_state
 from service import errors
-from service.match_core import MatchCore, Write, bot_level, facts, game_of, host_seat, match_status
-from service.store import Loaded
+from service.match import Match
+from service.repository import MatchRepository, Write
 
 log = logging.getLogger("cardtable.matches")
 
@@ -82,26 +82,32 @@ class _Outcome(Exception):
         self.outcome = outcome
 
 
-class BotsMixin(MatchCore):
+class Bots:
+    """The workers' jobs on matches: a bot's decision and a turn clock that ran out."""
+
+    def __init__(self, repo: MatchRepository):
+        self.repo = repo
+        self.counters = repo.store.counters
+
     def play_bot(self, match_id: str, version: int) -> str:
         """One bot decision at exactly `version`; a stale job does nothing (so it commits once,
         never retried: the job of the version that won does the next decision)."""
-        loaded = self.store.load(match_id)
-        if loaded is None or loaded.version != version:
+        match = self.repo.find(match_id)
+        if match is None or match.version != version:
             return "stale"
-        record = loaded.record
-        now = facts(record)
-        status = match_status(record, now)
-        game = game_of(record)
-        if status == "round_over" and host_seat(record, now) is None:
-            step = game.start_next_round(record["state"])
-            return "next-round" if self._commit(match_id, loaded, record, step.events, step=step) else "stale"
+        record = match.record
+        status = match.status()
+        if status == "round_over" and match.host_seat() is None:
+            step = match.start_next_round()
+            return "next-round" if self.repo.commit(match, step.events) else "stale"
+        now = match.step
         if status != "active" or now is None:
             return "idle"
         seat = now.to_move
-        level = bot_level(record, seat, now)
+        level = match.bot_level(seat)
         if seat is None or level is None:
             return "human"
+        game = match.game
         started = time.perf_counter()
         view = game.view(record["state"], seat)
         rng = bot_rng(record, version, seat)
@@ -110,7 +116,7 @@ class BotsMixin(MatchCore):
             thinking = time.perf_counter()
             action = engine_bots.decide(game, view, level, rng)
             thought = time.perf_counter() - thinking
-            step = game.apply(record["state"], seat, action)
+            step = match.apply(seat, action)
         except Exception as exc:
             # A bot bug must not stall the match: log it, count it and play a random legal
             # action instead. The log has the bot's stack but not the error's text, which may
@@ -121,30 +127,29 @@ class BotsMixin(MatchCore):
                 game.id, level, type(exc).__name__, match_id, version,
                 "".join(traceback.format_tb(exc.__traceback__)),
             )  # fmt: skip
-            self.store.counters.count("bot_fallbacks")
+            self.counters.count("bot_fallbacks")
             # A refused action leaves the state untouched; anything else may have changed it.
-            loaded = self.store.load(match_id)
-            if loaded is None or loaded.version != version:
+            match = self.repo.find(match_id)
+            if match is None or match.version != version:
                 return "stale"
-            record = loaded.record
-            step = game.apply(record["state"], seat, rng.choice(view["legal_actions"]))
+            record = match.record
+            step = match.apply(seat, rng.choice(view["legal_actions"]))
             thought = None
         for e in step.events:
             e.setdefault("bot", True)
         hold = decision_floor(record, level) - (time.perf_counter() - started)
         if hold > 0:
-            self._hold(hold)
-        if not self._commit(match_id, loaded, record, step.events, step=step):
+            self.hold(hold)
+        if not self.repo.commit(match, step.events):
             return "stale"
         if since is not None:
-            self.store.counters.observe(
-                "bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS
-            )
+            self.counters.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
         if thought is not None:
-            self.store.counters.observe(f"bot_decision_seconds.{level}", thought, BOT_DECISION_BUCKETS)
+            self.counters.observe(f"bot_decision_seconds.{level}", thought, BOT_DECISION_BUCKETS)
         return "moved"
 
-    def _hold(self, seconds: float) -> None:
+    @staticmethod
+    def hold(seconds: float) -> None:
         """Wait before committing a bot's decision (a worker runs one job at a time: it plays no
         other bot meanwhile)."""
         time.sleep(seconds)
@@ -152,22 +157,21 @@ class BotsMixin(MatchCore):
     def clock_expired(self, match_id: str, turn: int) -> str:
         """The clock of turn number `turn` ran out: play for that seat unless it already moved on."""
 
-        def change(loaded: Loaded) -> Write:
-            record: dict[str, Any] = loaded.record
-            clock = record.get("clock")
-            if not clock or clock["turn"] != turn or match_status(record) != "active":
+        def change(match: Match) -> Write:
+            clock = match.record.get("clock")
+            if not clock or clock["turn"] != turn or match.status() != "active":
                 raise _Outcome("stale")
             # RQ's scheduler wakes about once a second; never act before the deadline shown.
             early = clock["deadline"] - time.time()
             if early > 0:
                 time.sleep(early)
-            step = game_of(record).apply_timeout(record["state"], clock["seat"])
+            step = match.apply_timeout(clock["seat"])
             for e in step.events:
                 e.setdefault("auto", True)
-            return Write(step.events, "played", step=step)
+            return Write(step.events, "played")
 
         try:
-            return self.update(match_id, None, change)
+            return self.repo.update(match_id, None, change)
         except errors.NotFound:
             return "gone"
         except errors.VersionConflict:

@@ -6,11 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engines.base import Game, Step, View, redact_event
+from engines.base import Game, View, redact_event
+from engines.registry import GAMES
 from service import errors, fair_seeds, hints
-from service.match_core import MatchCore, facts, game_of, host_seat, match_status, resigned
-from service.store import EVENTS_PAGE, Loaded, channel
-from service.waiters import Waiter
+from service.config import Config
+from service.match import Match
+from service.repository import MatchRepository
+from service.store import EVENTS_PAGE, channel
+from service.waiters import ClusterHub, Hub, Waiter
 
 
 class MatchView(View):
@@ -45,34 +48,41 @@ class Holder:
     lost: bool = False  # the token no longer holds the seat: the feed serves nothing more
 
     @classmethod
-    def of(cls, core: MatchCore, loaded: Loaded, token: str | None) -> Holder:
-        """The holder a request's token makes, authenticated against `loaded` (401 for a
+    def of(cls, match: Match, token: str | None) -> Holder:
+        """The holder a request's token makes, authenticated against `match` (401 for a
         token of no seat of the match)."""
-        return cls(token, core.authenticate(loaded.record, token, required=False), loaded.event_count)
+        return cls(token, MatchRepository.authenticate(match, token, required=False), match.event_count)
 
 
-class FollowingMixin(MatchCore):
-    def view(
-        self, match_id: str, record: dict[str, Any], version: int, seat: int | None, step: Step | None = None
-    ) -> MatchView:
-        """`seat`'s view (None: a spectator's); `step`: the engine's Step for the change that
-        made this version, when there is one (the engine is asked otherwise)."""
-        step = step or facts(record)
-        status = match_status(record, step)
+class Following:
+    """Views, events (long-polled and streamed) and history of matches."""
+
+    def __init__(self, repo: MatchRepository, waiters: Hub | ClusterHub):
+        self.repo = repo
+        self.store = repo.store
+        self.config: Config = repo.config
+        self.waiters = waiters
+
+    @staticmethod
+    def view(match: Match, seat: int | None, version: int | None = None) -> MatchView:
+        """`seat`'s view (None: a spectator's) of the match as it is, at `version` (the
+        match's own by default: a change's answer shows the version its commit makes)."""
+        record = match.record
+        status = match.status()
         game_view = _game_view(record, seat)
         turn = game_view["turn"].copy()
         clock = record.get("clock")
         if clock and status == "active" and clock["seat"] == turn.get("seat"):
             turn["deadline"] = clock["deadline"]
         return {
-            "id": match_id,
+            "id": match.id,
             "game": record["game"],
             "options": record["options"],
             "status": status,
-            "version": version,
+            "version": match.version if version is None else version,
             "round": game_view["round"],
             "you": seat,
-            "host": host_seat(record, step),
+            "host": match.host_seat(),
             "turn": turn,
             "players": _players(record, game_view),
             "hand": game_view["hand"],
@@ -80,10 +90,10 @@ class FollowingMixin(MatchCore):
             "discard": game_view["discard"],
             "table": game_view["table"],
             "scores": game_view["scores"],
-            "legal_actions": _legal_actions(record, game_view, status, seat, step),
+            "legal_actions": _legal_actions(match, game_view, status, seat),
             "round_result": game_view.get("round_result"),
             "winners": game_view.get("winners") if status == "finished" else None,
-            "deal_commitment": game_of(record).deal_commitment(record["state"]) if record["state"] else None,
+            "deal_commitment": match.game.deal_commitment(record["state"]) if record["state"] else None,
             "seeded_by_client": record.get("seeded_by_client", False),
             # Null only for a match stored before the service drew server seeds.
             "server_seed_hash": record.get("server_seed_hash"),
@@ -96,7 +106,7 @@ class FollowingMixin(MatchCore):
         after: int,
         wait: float,
         client: Any = None,
-        loaded: Loaded | None = None,
+        match: Match | None = None,
         limit: int = EVENTS_PAGE,
     ) -> tuple[list[dict], int, int | None]:
         """Events after `after` as `holder`'s seat may see them, long-polling up to `wait`
@@ -104,14 +114,14 @@ class FollowingMixin(MatchCore):
 
         The wait registers with the process's one subscription (service/waiters.py) and
         holds no Redis connection; `client` (the client's socket) ends it when the client
-        hangs up. `loaded`: the match with its events after `after` (`MatchCore.load` with
+        hangs up. `match`: the match with its events after `after` (loaded with
         `events_after`), when the caller has just loaded it. The wait is capped
         at CARDTABLE_MAX_WAIT (deployments behind proxies with shorter idle timeouts)."""
         wait = min(wait, self.config.MAX_WAIT)
-        if loaded is None or loaded.events_after is None:
-            loaded = self.load(match_id, events_after=after)
-        version = loaded.version
-        raw, now = loaded.events_after or [], None
+        if match is None or match.events_after is None:
+            match = self.repo.load(match_id, events_after=after)
+        version = match.version
+        raw, now = match.events_after or [], None
         if not raw and wait > 0:
             with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
                 # Written between the first read and the subscription?
@@ -145,20 +155,14 @@ class FollowingMixin(MatchCore):
             return [redact_event(e, None) for e in raw]
         for i, e in enumerate(raw):
             if e["seq"] > holder.checked and e["type"] in SEAT_CHANGES and e.get("seat") == seat:
-                loaded = self.store.load(match_id)
-                if loaded is not None and self._holds(loaded.record, holder.token, seat):
-                    holder.checked = loaded.event_count
+                now = self.repo.find(match_id)
+                if now is not None and self.repo.holds(now, holder.token, seat):
+                    holder.checked = now.event_count
                     break
                 holder.lost = True
                 raw = raw[: i + 1]
                 break
         return [redact_event(e, seat) for e in raw]
-
-    def _holds(self, record: dict[str, Any], token: str | None, seat: int) -> bool:
-        try:
-            return self.authenticate(record, token) == seat
-        except errors.InvalidToken:
-            return False
 
     def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
         found = self.waiters.wait_read(
@@ -169,11 +173,11 @@ class FollowingMixin(MatchCore):
     def history(self, match_id: str, token: str | None, required: bool = False) -> dict[str, Any]:
         """The history for a seat's token; HTTP calls require one (`required`), the service's
         own callers (tools, a bot-only match's replay) may read it without."""
-        loaded = self.load(match_id)
-        record = loaded.record
+        match = self.repo.load(match_id)
+        record = match.record
         if token is not None or required:
-            self.authenticate(record, token)
-        if match_status(record) not in ("finished", "aborted"):
+            self.repo.authenticate(match, token)
+        if not match.over():
             raise errors.MatchNotActive("the history is published when the match is over")
         events = self.store.events(match_id, 0)
         return {
@@ -188,14 +192,14 @@ class FollowingMixin(MatchCore):
             "deck": record["deck"],
             "deals": revealed_deals(events),
             "events": events,
-            "version": loaded.version,
+            "version": match.version,
         }
 
 
 def _game_view(record: dict[str, Any], seat: int | None) -> View:
     """The engine's view for `seat`, or an empty table before the first deal."""
     if record["state"] is not None:
-        return game_of(record).view(record["state"], seat)
+        return GAMES[record["game"]].view(record["state"], seat)
     return Game.waiting_view(len(record["seats"]), seat)
 
 
@@ -215,10 +219,9 @@ def _players(record: dict[str, Any], game_view: View) -> list[dict[str, Any]]:
     return players
 
 
-def _legal_actions(
-    record: dict[str, Any], game_view: View, status: str, seat: int | None, step: Step | None
-) -> list[dict[str, Any]]:
-    if seat is not None and resigned(record, seat, step):
+def _legal_actions(match: Match, game_view: View, status: str, seat: int | None) -> list[dict[str, Any]]:
+    record = match.record
+    if seat is not None and match.resigned(seat):
         # A bot plays a resigned seat on (games of 3+ players): the person has no moves left.
         return []
     legal = game_view["legal_actions"] if status == "active" else []

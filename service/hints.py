@@ -13,8 +13,8 @@ from typing import Any
 
 from engines import hints as engine_hints
 from service import errors
-from service.match_core import MatchCore, Write, game_of, match_status
-from service.store import Loaded
+from service.match import Match
+from service.repository import MatchRepository, Write
 
 # How often a hint is computed again when the match changed while it was being computed.
 _RETRIES = 4
@@ -72,37 +72,38 @@ def compute(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     return engine_hints.hint(game_id, view)
 
 
-def give_hint(svc: MatchCore, match_id: str, token: str | None) -> dict[str, Any]:
+def give_hint(repo: MatchRepository, match_id: str, token: str | None) -> dict[str, Any]:
     """The hint for the token's seat; counts it. Errors as docs/api.md "Hints" lists them.
 
     One hint a turn: asked again before the match changes, the same hint is answered from the
     match as stored, computing nothing, adding no event and moving no version."""
-    loaded = svc.load(match_id)
-    seat = svc.authenticate(loaded.record, token)
-    given = loaded.record.get("hint")
-    if given and given["seat"] == seat and given["version"] == loaded.version:
+    match = repo.load(match_id)
+    seat = repo.authenticate(match, token)
+    given = match.record.get("hint")
+    if given and given["seat"] == seat and given["version"] == match.version:
         return given["answer"]
 
-    def change(loaded: Loaded) -> Write:
-        record = loaded.record
-        seat = svc.authenticate(record, token)
+    def change(match: Match) -> Write:
+        record = match.record
+        seat = repo.authenticate(match, token)
         assert seat is not None  # a token is required: authenticate raises without one
         if not record["options"].get("hints"):
             raise errors.Forbidden("hints are off in this match (create it with options.hints = true)")
-        status = match_status(record)
+        status = match.status()
         if status != "active":
             raise errors.MatchNotActive(f"the match is {status}: there is no move to hint")
-        game = game_of(record)
-        if game.to_move(record["state"]) != seat:
+        step = match.step
+        if step is None or step.to_move != seat:
             raise errors.NotYourTurn("it is not your turn: a hint is for the seat to move")
-        found = compute_within(svc.config.HINTS_AT_ONCE, game.id, game.view(record["state"], seat))
+        game = match.game
+        found = compute_within(repo.config.HINTS_AT_ONCE, game.id, game.view(record["state"], seat))
         used = list(record.get("hints_used") or [0] * len(record["seats"]))
         used[seat] += 1
         record["hints_used"] = used
         events: list[dict[str, Any]] = [{"type": "hint", "seat": seat, "hints_used": used[seat]}]
-        answer = {**found, "seat": seat, "hints_used": used[seat], "version": loaded.version + 1}
+        answer = {**found, "seat": seat, "hints_used": used[seat], "version": match.next_version}
         # Kept with the match (never shown but to this seat, by this call) until it changes.
-        record["hint"] = {"seat": seat, "version": loaded.version + 1, "answer": answer}
+        record["hint"] = {"seat": seat, "version": match.next_version, "answer": answer}
         return Write(events, answer)
 
-    return svc.update(match_id, loaded, change, retries=_RETRIES)
+    return repo.update(match_id, match, change, retries=_RETRIES)

@@ -1,6 +1,6 @@
 """What the service hands to the workers, and its RQ implementation.
 
-`Jobs` is all the match service knows of a queue (service/match_core.py); `JobQueue` is the RQ
+`Jobs` is all the match service knows of a queue (service/repository.py); `JobQueue` is the RQ
 one that `build_service` wires in at start-up: plain functions by dotted name (workers/jobs.py),
 the JSON serializer, and ids that make duplicates harmless. The workers (workers/) take the
 jobs from the same queues."""

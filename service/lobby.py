@@ -15,7 +15,8 @@ from typing import Any
 from engines.registry import GAMES
 from service import errors
 from service.lobby_index import parse_member, table_hash
-from service.matches import MatchService, match_options, match_status
+from service.match import match_options
+from service.matches import MatchService
 
 # Index entries read per round trip while filling a page or looking for a seat.
 _BATCH = 20
@@ -70,14 +71,14 @@ class Lobby:
     def _listed(self, entry: str) -> dict[str, Any] | None:
         """The match of an index entry if it is still listed and waiting; else drop the entry."""
         parsed = parse_member(entry)
-        loaded = self.matches.store.load(parsed[0]) if parsed else None
-        if loaded is None:
+        match = self.matches.repo.find(parsed[0]) if parsed else None
+        if match is None:
             self._drop_missing(entry)
             return None
-        if not loaded.record.get("listed") or match_status(loaded.record) != "waiting":
+        if not match.record.get("listed") or match.status() != "waiting":
             self.index.drop(entry)
             return None
-        return loaded.record
+        return match.record
 
     def _drop_missing(self, entry: str) -> None:
         """Drop the entry of a match that is not there, unless it may still be on its way: an

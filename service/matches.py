@@ -1,7 +1,9 @@
-"""Match domain logic: `MatchService`, put together from its concerns.
+"""Match domain logic: `MatchService`, put together from its parts.
 
-- service/match_core.py: loading, tokens, the one compare-and-set write, clocks and jobs;
-- service/seats.py: creating, joining, leaving;
+- service/match.py: `Match`, a stored match and what the engine says of it;
+- service/repository.py: loading, tokens, the one compare-and-set write, the jobs a commit
+  hands on;
+- service/seats.py: creating, joining, invitations, leaving;
 - service/acting.py: moves, the next round, ending;
 - service/bots.py: bot decisions and expired clocks (run by workers);
 - service/following.py: views, events and history.
@@ -13,28 +15,44 @@ takes exactly the same compare-and-set path as a person's. It raises domain erro
 
 from __future__ import annotations
 
-from service.acting import ActingMixin
-from service.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS, BotsMixin
+from service.acting import Acting
+from service.bots import Bots
 from service.cluster import state_client
 from service.config import Config
-from service.errors import ApiError
-from service.following import revealed_deals
-from service.jobqueue import JobQueue, make_queue
-from service.match_core import (
-    body_hash,
-    game_of,
-    host_seat,
-    match_options,
-    match_status,
-    new_token,
-    pending_job,
-)
-from service.seats import RESIGN, SeatsMixin
+from service.following import Following
+from service.jobqueue import JobQueue, Jobs, make_queue
+from service.quotas import Quotas
+from service.repository import MatchRepository
+from service.seats import Seats
 from service.store import Store, connect
 
 
-class MatchService(SeatsMixin, ActingMixin, BotsMixin):
+class MatchService:
     """Seats and tokens, acting, bots and clocks, following: one service over `Store`."""
+
+    def __init__(self, store: Store, config: Config, queue: Jobs | None = None):
+        self.store = store
+        self.config = config
+        self.queue = queue
+        self.waiters = store.hub()
+        self.quotas = Quotas(store.state, config.IDLE_TTL)
+        self.repo = MatchRepository(store, config, queue)
+        self.following = Following(self.repo, self.waiters)
+        self.seats = Seats(self.repo, self.following, self.quotas)
+        self.acting = Acting(self.repo, self.following)
+        self.bots = Bots(self.repo)
+        # The service's calls, each answered by the part that owns it.
+        self.load, self.authenticate, self.update = self.repo.load, self.repo.authenticate, self.repo.update
+        self.view, self.events, self.history = (
+            self.following.view,
+            self.following.events,
+            self.following.history,
+        )
+        self.stream_events = self.following.stream_events
+        self.create, self.join, self.leave = self.seats.create, self.seats.join, self.seats.leave
+        self.invite, self.claim = self.seats.invite, self.seats.claim
+        self.act, self.start_round, self.end = self.acting.act, self.acting.start_round, self.acting.end
+        self.play_bot, self.clock_expired = self.bots.play_bot, self.bots.clock_expired
 
 
 def build_service(config: Config) -> MatchService:
@@ -44,21 +62,3 @@ def build_service(config: Config) -> MatchService:
     state = state_client(config.STATE_URL, connect) if config.STATE_URL else None
     store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS)
     return MatchService(store, config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
-
-
-__all__ = [
-    "BOT_DECISION_BUCKETS",
-    "BOT_LATENCY_BUCKETS",
-    "RESIGN",
-    "ApiError",
-    "MatchService",
-    "body_hash",
-    "build_service",
-    "game_of",
-    "host_seat",
-    "match_options",
-    "match_status",
-    "new_token",
-    "pending_job",
-    "revealed_deals",
-]

@@ -10,15 +10,25 @@ from typing import Any
 
 from engines.registry import GAMES
 from service import errors, fair_seeds
-from service.following import FollowingMixin
-from service.match_core import Write, game_of, hash_token, match_options, match_status, new_token, resigned
+from service.following import Following
+from service.match import Match, hash_token, match_options, new_id, new_token
 from service.options import engine_options
-from service.store import Loaded
+from service.quotas import Quotas
+from service.repository import MatchRepository, Write
 
 RESIGN = {"type": "resign"}
 
 
-class SeatsMixin(FollowingMixin):
+class Seats:
+    """Who sits where: creating a match, joining, invitations, leaving."""
+
+    def __init__(self, repo: MatchRepository, following: Following, quotas: Quotas):
+        self.repo = repo
+        self.store = repo.store
+        self.config = repo.config
+        self.quotas = quotas
+        self.view = following.view
+
     def create(self, body: dict[str, Any], owner: str | None = None) -> dict[str, Any]:
         """A new match. `owner`: the anonymous caller (service/quotas.py) whose limits on live
         bot-only and waiting matches it counts against; None for the service's own callers."""
@@ -33,7 +43,7 @@ class SeatsMixin(FollowingMixin):
             _check_client_seed(seats_in)
         seeded_by_client = seed is not None or deck is not None
         server_seed, server_seed_hash = fair_seeds.new_server_seed()
-        match_id = secrets.token_hex(8)
+        match_id = new_id()
         seats, tokens = _new_seats(seats_in)
         fair_seeds.give_creator_seed(seats, body.get("client_seed"))
         record: dict[str, Any] = {
@@ -58,15 +68,16 @@ class SeatsMixin(FollowingMixin):
             # Keys the bots' randomness (service/bots.py, bot_rng); never shown to anyone.
             "bot_key": secrets.token_hex(32),
         }
+        match = Match(match_id, record)
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
-            events += self._start(record)
+            events += _start(match)
         held = self._take_quotas(owner, match_id, record) if owner is not None else []
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
             self.store.lobby.add(match_id, record)
-        if not self._commit(match_id, None, record, events):
+        if not self.repo.add(match, events):
             for kind in held:
                 self.quotas.release(owner or "", kind, match_id)
             raise errors.Conflict("match id collision, try again")
@@ -101,12 +112,12 @@ class SeatsMixin(FollowingMixin):
         return taken
 
     def _live(self, match_id: str) -> bool | None:
-        loaded = self.store.load(match_id)
-        return None if loaded is None else match_status(loaded.record) not in ("finished", "aborted")
+        match = self.repo.find(match_id)
+        return None if match is None else not match.over()
 
     def _waiting(self, match_id: str) -> bool | None:
-        loaded = self.store.load(match_id)
-        return None if loaded is None else loaded.record["status"] == "waiting"
+        match = self.repo.find(match_id)
+        return None if match is None else match.record["status"] == "waiting"
 
     def _check_deck(self, game: Any, options: dict[str, Any], deck: list[str]) -> None:
         if not self.config.ALLOW_STACKED_DECK:
@@ -119,8 +130,8 @@ class SeatsMixin(FollowingMixin):
             )
 
     def join(self, match_id: str, name: str | None, client_seed: str | None = None) -> dict[str, Any]:
-        def change(loaded: Loaded) -> Write:
-            record = loaded.record
+        def change(match: Match) -> Write:
+            record = match.record
             if record["status"] != "waiting":
                 raise errors.MatchNotActive("this match has no open seat to join")
             if record["joins"] >= self.config.MAX_JOINS:
@@ -139,34 +150,10 @@ class SeatsMixin(FollowingMixin):
                 seat["client_seed"] = client_seed
             events: list[dict[str, Any]] = [{"type": "join", "seat": seat["seat"], "name": seat["name"]}]
             if not any(s["kind"] == "open" for s in record["seats"]):
-                events += self._start(record)
-            return Write(events, {"seat": seat["seat"], "token": token, "version": loaded.version + 1})
+                events += _start(match)
+            return Write(events, {"seat": seat["seat"], "token": token, "version": match.next_version})
 
-        return self.update(match_id, None, change)
-
-    def _start(self, record: dict[str, Any]) -> list[dict[str, Any]]:
-        """Deal the first round: the match leaves `waiting`."""
-        game = game_of(record)
-        fair_seeds.start_seed(record)
-        deck = record["deck"]
-        if deck is None:
-            # The service shuffles the first deck itself so history can reveal it; later
-            # rounds shuffle inside the engine from the same secret seed.
-            deck = game.full_deck(engine_options(record["options"]))
-            random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
-            record["deck"] = deck
-        # The deal key salts every deal commitment: drawn from the OS, kept only inside the
-        # engine state, so nothing a seat sees (nor the seed) predicts a salt.
-        state, events = game.new_match(
-            engine_options(record["options"]),
-            len(record["seats"]),
-            record["seed"],
-            list(deck),
-            secrets.token_hex(32),
-        )
-        record["state"] = state
-        record["status"] = "playing"
-        return [{"type": "match_started"}, *events]
+        return self.repo.update(match_id, None, change)
 
     def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
         """An invitation code for the token's seat: whoever claims it gets the seat with a new
@@ -174,25 +161,23 @@ class SeatsMixin(FollowingMixin):
         seat's last one; only the code's hash is stored."""
         code = new_token()
 
-        def change(loaded: Loaded) -> Write:
-            record = loaded.record
-            seat = self.authenticate(record, token)
+        def change(match: Match) -> Write:
+            seat = self.repo.authenticate(match, token)
             assert seat is not None
-            _check_handable(record, seat)
-            record["seats"][seat]["invite"] = hash_token(code)
-            return Write([], {"seat": seat, "code": code, "version": loaded.version + 1})
+            _check_handable(match, seat)
+            match.record["seats"][seat]["invite"] = hash_token(code)
+            return Write([], {"seat": seat, "code": code, "version": match.next_version})
 
-        return self.update(match_id, None, change)
+        return self.repo.update(match_id, None, change)
 
     def claim(self, match_id: str, code: str, name: str | None) -> dict[str, Any]:
         """Take the seat an invitation code was made for: a fresh token for it, the old one dead."""
         digest = hash_token(code)
         token = new_token()
 
-        def change(loaded: Loaded) -> Write:
-            record = loaded.record
+        def change(match: Match) -> Write:
             found = None
-            for s in record["seats"]:
+            for s in match.record["seats"]:
                 # Every seat is compared, so timing says nothing about which one matched.
                 if s.get("invite") and hmac.compare_digest(s["invite"], digest):
                     found = s
@@ -201,27 +186,27 @@ class SeatsMixin(FollowingMixin):
                     "this invitation code is not valid: claimed already, replaced, or never made"
                 )
             seat = found["seat"]
-            _check_handable(record, seat)
+            _check_handable(match, seat)
             del found["invite"]
             found["token"] = hash_token(token)
             if name:
                 found["name"] = name
             events = [{"type": "claim", "seat": seat, "name": found["name"]}]
-            answer = {"seat": seat, "token": token, "name": found["name"], "version": loaded.version + 1}
+            answer = {"seat": seat, "token": token, "name": found["name"], "version": match.next_version}
             return Write(events, answer)
 
-        return self.update(match_id, None, change)
+        return self.repo.update(match_id, None, change)
 
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:
-        def change(loaded: Loaded) -> Write:
-            record = loaded.record
+        def change(match: Match) -> Write:
+            record = match.record
             # Checked on the match as this attempt loaded it: a retry after another writer got
             # in first must not act on a seat the token no longer holds (freed meanwhile and
             # taken by someone else).
-            seat = self.authenticate(record, token)
+            seat = self.repo.authenticate(match, token)
             assert seat is not None  # a token is required here: authenticate raised otherwise
             entry = record["seats"][seat]
-            status = match_status(record)
+            status = match.status()
             events: list[dict[str, Any]] = [{"type": "leave", "seat": seat}]
             if status == "waiting":
                 # Free the seat: it is open again and the token is dead.
@@ -233,16 +218,31 @@ class SeatsMixin(FollowingMixin):
             elif status in ("active", "round_over"):
                 if entry.get("left"):
                     raise errors.MatchNotActive("you already left this match")
-                if not resigned(record, seat):
+                if not match.resigned(seat):
                     # A seat that resigned already (the match plays on without it) just leaves.
-                    events = game_of(record).apply(record["state"], seat, dict(RESIGN)).events
+                    events = match.apply(seat, dict(RESIGN)).events
                     events.append({"type": "leave", "seat": seat})
                 entry["left"] = True
             else:
                 raise errors.MatchNotActive(f"the match is {status}")
-            return Write(events, self.view(match_id, record, loaded.version + 1, seat))
+            return Write(events, self.view(match, seat, match.next_version))
 
-        return self.update(match_id, None, change)
+        return self.repo.update(match_id, None, change)
+
+
+def _start(match: Match) -> list[dict[str, Any]]:
+    """Deal the first round: the match leaves `waiting`."""
+    record = match.record
+    fair_seeds.start_seed(record)
+    if record["deck"] is None:
+        # The service shuffles the first deck itself so history can reveal it; later
+        # rounds shuffle inside the engine from the same secret seed.
+        deck = match.game.full_deck(engine_options(record["options"]))
+        random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
+        record["deck"] = deck
+    # The deal key salts every deal commitment: drawn from the OS, kept only inside the
+    # engine state, so nothing a seat sees (nor the seed) predicts a salt.
+    return [{"type": "match_started"}, *match.deal(secrets.token_hex(32))]
 
 
 def _created(match_id: str, seats: list[dict[str, Any]], tokens: dict[int, str]) -> dict[str, Any]:
@@ -279,12 +279,11 @@ def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], di
     return seats, tokens
 
 
-def _check_handable(record: dict[str, Any], seat: int) -> None:
+def _check_handable(match: Match, seat: int) -> None:
     """A seat may be handed over while its match is not over and its person still plays it."""
-    status = match_status(record)
-    if status in ("finished", "aborted"):
-        raise errors.MatchNotActive(f"the match is {status}: its seats can no longer be handed over")
-    if record["seats"][seat].get("left") or resigned(record, seat):
+    if match.over():
+        raise errors.MatchNotActive(f"the match is {match.status()}: its seats can no longer be handed over")
+    if match.record["seats"][seat].get("left") or match.resigned(seat):
         raise errors.MatchNotActive("this seat has left the match")
 
 

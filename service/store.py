@@ -254,7 +254,7 @@ class Store:
         events: list[dict[str, Any]],
         events_before: int,
         ttl: int,
-        idempotency: tuple[str, str, int] | None = None,
+        idempotency: tuple[str, bytes | str, int] | None = None,
         due: float | None = None,
     ) -> bool:
         """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile.

@@ -20,7 +20,7 @@ from engines.registry import GAMES
 from service.bots import PRO_FLOOR
 from service.config import Config
 from service.embedded import start_redis
-from service.match_core import Write, match_status
+from service.repository import Write
 from service.matches import build_service
 from tests.api_helpers import Api, auth, playable
 
@@ -63,9 +63,9 @@ def play_bots(
     state it left, and the waits it asked for before its commit (when `holds` collects them)."""
     made: list[dict[str, Any]] = []
     while len(made) < decisions:
-        loaded = svc.store.load(match_id)
+        loaded = svc.load(match_id)
         record = loaded.record
-        status = match_status(record)
+        status = loaded.status()
         if status == "round_over":
             svc.start_round(match_id, token) if token else svc.play_bot(match_id, loaded.version)
             continue
@@ -182,7 +182,7 @@ def test_a_forced_pro_move_waits_out_the_floor_before_it_is_committed(svc, monke
     to the Spades floor before the commit, where they would be answered at once; the easy bots
     beside it are never held. The waits are read through the service's one sleeping seam."""
     holds: list[float] = []
-    monkeypatch.setattr(svc, "_hold", holds.append)
+    monkeypatch.setattr(svc.bots, "hold", holds.append)
     # A floor no move comes near however loaded the machine (nothing sleeps through it).
     monkeypatch.setitem(PRO_FLOOR, "spades", 5.0)
     seats = [
@@ -207,7 +207,7 @@ def test_a_forced_pro_move_waits_out_the_floor_before_it_is_committed(svc, monke
 def test_matches_of_bots_only_are_not_held(svc, monkeypatch):
     """Nobody at the table, nobody to tell: a pro among bots plays at its own pace."""
     holds: list[float] = []
-    monkeypatch.setattr(svc, "_hold", holds.append)
+    monkeypatch.setattr(svc.bots, "hold", holds.append)
     seats = [{"kind": "bot", "level": "pro"}, *({"kind": "bot", "level": "easy"} for _ in range(3))]
     created = svc.create({"game": "spades", "seats": seats, "options": {"first_dealer": 3}})
     made = play_bots(svc, created["id"], None, decisions=52, holds=holds)

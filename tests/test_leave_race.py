@@ -41,15 +41,15 @@ def _race(svc) -> int:
         t.start()
     for t in threads:
         t.join()
-    record = svc.load(match_id).record
+    match = svc.load(match_id)
     newcomer = joined[0]
-    return (_seat_of(svc, record, newcomer["token"]) != newcomer["seat"]) + (
-        _seat_of(svc, record, leaver["token"]) is not None
+    return (_seat_of(svc, match, newcomer["token"]) != newcomer["seat"]) + (
+        _seat_of(svc, match, leaver["token"]) is not None
     )
 
 
-def _seat_of(svc, record: dict, token: str) -> int | None:
+def _seat_of(svc, match, token: str) -> int | None:
     try:
-        return svc.authenticate(record, token)
+        return svc.authenticate(match, token)
     except errors.InvalidToken:
         return None

@@ -23,8 +23,7 @@ from rq.registry import ScheduledJobRegistry
 from rq.utils import str_to_date
 
 from service.jobqueue import JobQueue, bot_job_id, clock_job_id
-from service.match_core import low_priority
-from service.matches import MatchService, pending_job
+from service.matches import MatchService
 
 log = logging.getLogger("cardtable.sweeper")
 
@@ -49,18 +48,18 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     """The next time to look at the match (None: never again), and whether its job was
     enqueued again."""
     grace = svc.config.SWEEP_GRACE
-    loaded = svc.store.load(match_id)
-    record = loaded.record if loaded is not None else None
-    job = pending_job(record) if record is not None else None
-    if loaded is None or record is None or job is None:
+    match = svc.repo.find(match_id)
+    job = match.pending_job() if match is not None else None
+    if match is None or job is None:
         return None, False
+    record = match.record
     if job == "clock":
         clock = record["clock"]
         due = clock["deadline"] + grace
         job_id = clock_job_id(match_id, clock["turn"])
     else:
         due = record.get("at", 0) + svc.config.BOT_DELAY + grace
-        job_id = bot_job_id(match_id, loaded.version)
+        job_id = bot_job_id(match_id, match.version)
     if due > now:
         return due, False
     status, alive = _job_state(svc, job_id, now - grace)
@@ -77,9 +76,8 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     if job == "clock":
         rq_queue(svc).enqueue_clock(match_id, record["clock"]["turn"], 0)
     else:
-        rq_queue(svc).enqueue_bot(
-            match_id, loaded.version, delay=0, low=low_priority(record, loaded.version, svc.config)
-        )
+        low = match.low_priority(svc.config.LOW_PRIORITY_AFTER)
+        rq_queue(svc).enqueue_bot(match_id, match.version, delay=0, low=low)
     return now + grace, True
 
 

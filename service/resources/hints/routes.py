@@ -26,7 +26,7 @@ class Hint(MethodView):
         match version moves on by one. 403 when hints are off, 409 `not_your_turn` when another
         seat is to move, 409 `match_not_active` between rounds or after the match.
         """
-        found = give_hint(service(), match_id, bearer_token())
+        found = give_hint(service().repo, match_id, bearer_token())
         resp = json_response(found)
         resp.headers["Cache-Control"] = "no-store"
         return resp

@@ -12,10 +12,11 @@ from flask.views import MethodView
 from werkzeug.routing import BaseConverter
 
 from service import codec, examples
+from service.errors import ApiError
 from service.extensions import Blueprint, bearer_token, declare_errors
 from service.following import Holder
-from service.match_core import MATCH_ID_PATTERN
-from service.matches import ApiError, MatchService
+from service.match import MATCH_ID_PATTERN
+from service.matches import MatchService
 from service.quotas import owner_of_address
 from service.resources.matches import links
 from service.resources.matches.feed_schemas import (
@@ -156,9 +157,9 @@ class MatchView(MethodView):
         `"<version>"` for the public view and `"<version>-<seat>"` for a seat's.
         """
         svc = service()
-        loaded = svc.load(match_id)
-        seat = svc.authenticate(loaded.record, bearer_token(), required=False)
-        return json_response(svc.view(match_id, loaded.record, loaded.version, seat), loaded.version)
+        match = svc.load(match_id)
+        seat = svc.authenticate(match, bearer_token(), required=False)
+        return json_response(svc.view(match, seat), match.version)
 
 
 @blp.route("/<match_id:match_id>/join")
@@ -309,11 +310,11 @@ class Events(MethodView):
         own hand (none to spectators). The answer's `version` is the match's, for an `If-Match`.
         """
         svc = service()
-        loaded = svc.load(match_id, events_after=query["after"])
-        holder = Holder.of(svc, loaded, bearer_token())
+        match = svc.load(match_id, events_after=query["after"])
+        holder = Holder.of(match, bearer_token())
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
-        events, version, next_after = svc.events(match_id, holder, after, wait, client, loaded, limit)
+        events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
         return json_response({"events": events, "version": version, "next_after": next_after})
 
 
@@ -333,7 +334,7 @@ class Stream(MethodView):
         default) and EventSource reconnects with `Last-Event-ID` by itself.
         """
         svc = service()
-        holder = Holder.of(svc, svc.load(match_id), bearer_token())
+        holder = Holder.of(svc.load(match_id), bearer_token())
         resume = headers.get("last_event_id", query["after"])
 
         # Registered before the answer starts, so an unreachable Redis is still a JSON 503;

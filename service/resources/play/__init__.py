@@ -11,7 +11,7 @@ import os
 
 from flask import Blueprint, send_from_directory
 
-from service.matches import ApiError
+from service.errors import ApiError
 
 blp = Blueprint("play", __name__)
 

@@ -1,0 +1,213 @@
+"""A match as the service holds it: the stored record, its version and events, and what the
+engine says of it now (docs/architecture.md, "Matches and versions").
+
+`Match.step` is the engine's `Step` for the state as it is: asked of the engine once, when
+first wanted, and replaced by the Step of every engine change made through the match
+(`apply`, `start_next_round`, ...), so no question below asks the engine again. The record
+is changed in place; the repository (service/repository.py) stores it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import time
+from typing import Any
+
+from engines.base import Event, Game, Step
+from engines.registry import GAMES
+from service.options import engine_options, split_options
+
+# Level that plays a resigned seat on in games with three or more individual players.
+RESIGNED_LEVEL = "medium"
+# A match id: 16 lowercase hex digits.
+MATCH_ID_PATTERN = "[0-9a-f]{16}"
+_MATCH_ID = re.compile(MATCH_ID_PATTERN)
+# `Match.step` before the engine was asked (None is an answer: no deal yet).
+_UNASKED: Any = object()
+
+
+class Match:
+    __slots__ = ("id", "record", "version", "event_count", "events_after", "_step")
+
+    def __init__(
+        self,
+        match_id: str,
+        record: dict[str, Any],
+        version: int = -1,
+        event_count: int = 0,
+        events_after: list[dict[str, Any]] | None = None,
+    ):
+        self.id = match_id
+        self.record = record
+        self.version = version  # -1: not stored yet
+        self.event_count = event_count  # events stored: the seq of the last one
+        # Loaded with `events_after=k`: the stored events with seq > k, read in the same round trip.
+        self.events_after = events_after
+        self._step: Step | None = _UNASKED
+
+    @property
+    def game(self) -> Game:
+        return GAMES[self.record["game"]]
+
+    @property
+    def next_version(self) -> int:
+        """The version the next commit of this match stores."""
+        return self.version + 1
+
+    @property
+    def step(self) -> Step | None:
+        """What the engine says of the match now (status, seat to move, resigned seats); None
+        before the first deal."""
+        if self._step is _UNASKED:
+            state = self.record["state"]
+            self._step = self.game.step(state, []) if state is not None else None
+        return self._step
+
+    # --- engine changes: each keeps `step` in step with the state ------------
+    def deal(self, deal_key: str) -> list[Event]:
+        """Deal the first round from the record's seed and deck: the match leaves `waiting`."""
+        record = self.record
+        record["state"], events = self.game.new_match(
+            engine_options(record["options"]),
+            len(record["seats"]),
+            record["seed"],
+            list(record["deck"]),
+            deal_key,
+        )
+        record["status"] = "playing"
+        self._step = _UNASKED
+        return events
+
+    def apply(self, seat: int, action: dict[str, Any]) -> Step:
+        return self._changed(self.game.apply(self.record["state"], seat, action))
+
+    def apply_timeout(self, seat: int) -> Step:
+        return self._changed(self.game.apply_timeout(self.record["state"], seat))
+
+    def start_next_round(self) -> Step:
+        return self._changed(self.game.start_next_round(self.record["state"]))
+
+    def end_match(self) -> Step:
+        return self._changed(self.game.end_match(self.record["state"]))
+
+    def _changed(self, step: Step) -> Step:
+        self._step = step
+        return step
+
+    # --- questions ------------------------------------------------------------
+    def status(self) -> str:
+        """waiting, active, round_over, finished or aborted (docs/api.md, "Views")."""
+        status = self.record["status"]
+        if status in ("waiting", "aborted"):
+            return status
+        step = self.step
+        return step.status if step is not None else status
+
+    def over(self) -> bool:
+        return self.status() in ("finished", "aborted")
+
+    def resigned(self, seat: int) -> bool:
+        """Whether `seat` has resigned; in games of three or more the match plays on with a bot in it."""
+        step = self.step
+        return step is not None and seat in step.resigned
+
+    def bot_level(self, seat: int | None) -> str | None:
+        """The level of the bot that decides for `seat`: its own, or a resigned seat's; None for a person."""
+        if seat is None:
+            return None
+        entry = self.record["seats"][seat]
+        if entry["kind"] == "bot":
+            return entry["level"]
+        return RESIGNED_LEVEL if self.resigned(seat) else None
+
+    def host_seat(self) -> int | None:
+        """The host: the earliest-joined human seat that is still in the match."""
+        step = self.step
+        resigned = step.resigned if step is not None else frozenset()
+        humans = [
+            s
+            for s in self.record["seats"]
+            if s["kind"] == "human" and not s.get("left") and s["seat"] not in resigned
+        ]
+        return min(humans, key=lambda s: s["joined"])["seat"] if humans else None
+
+    def pending_job(self) -> str | None:
+        """What the match waits for from a worker: "bot" (a bot's or resigned seat's decision, or
+        the next round of a match without humans), "clock" (a human's turn on the clock), or None."""
+        step = self.step
+        if step is None:
+            return None
+        status = self.status()
+        if status == "round_over":
+            return "bot" if self.host_seat() is None else None
+        seat = step.to_move
+        if status != "active" or seat is None:
+            return None
+        if self.bot_level(seat) is not None:
+            return "bot"
+        clock = self.record.get("clock")
+        return "clock" if clock and clock["seat"] == seat else None
+
+    def low_priority(self, low_after: int) -> bool:
+        """Whether the match's bot turns may wait behind those of matches people are playing: no
+        person plays in it (a bot-only table, or every human gone), or its version is
+        `low_after` or more."""
+        return self.version >= low_after or self.host_seat() is None
+
+    def restart_clock(self) -> bool:
+        """Start a turn clock when a human's turn begins in a clocked match; True when one started.
+
+        A turn keeps its deadline across its steps (Zhol's draw, then discard); the clock
+        restarts only when another seat is to move or a new round begins.
+        """
+        record = self.record
+        step = self.step
+        if "turn_seconds" not in self.game.options or step is None:
+            return False
+        humans = [s for s in record["seats"] if s["kind"] == "human"]
+        seat = step.to_move if self.status() == "active" else None
+        if len(humans) < 2 or seat is None or self.bot_level(seat) is not None:
+            record["clock"] = None
+            return False
+        clock = record.get("clock")
+        if clock and clock["seat"] == seat:
+            return False
+        record["clock"] = {
+            "seat": seat,
+            "turn": (clock["turn"] if clock else record.get("turns", 0)) + 1,
+            "deadline": round(time.time() + record["options"]["turn_seconds"], 3),
+        }
+        record["turns"] = record["clock"]["turn"]
+        return True
+
+
+def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
+    """A match's options as stored: validated, defaults filled in (quick play compares these)."""
+    # `hints` is the service's option (service/hints.py); the engine validates the rest.
+    own, hints_on = split_options(options)
+    return {**game.validate_options(own, seats), "hints": hints_on}
+
+
+def valid_id(match_id: str) -> bool:
+    return _MATCH_ID.fullmatch(match_id) is not None
+
+
+def new_id() -> str:
+    return secrets.token_hex(8)
+
+
+def hash_token(token: str) -> str:
+    """The only form in which a token (a seat's, an invitation's) is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    # 192 random bits; only the SHA-256 of it is ever stored.
+    return secrets.token_urlsafe(24)
+
+
+def body_hash(body: Any) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

@@ -1,0 +1,169 @@
+"""The match repository: loading, authenticating and committing matches, and the one
+compare-and-set retry loop every change goes through (docs/architecture.md, "Matches and
+versions"). Seats, acting, bots and clocks, hints and the lobby all change matches here.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from service import errors
+from service.config import Config
+from service.jobqueue import Jobs
+from service.match import Match, hash_token, valid_id
+from service.store import Store
+
+# How often a change is re-applied when another writer got in first (no If-Match given).
+RETRIES = 8
+
+
+@dataclass
+class Write:
+    """A change made to a loaded match: its events, the caller's answer should the commit
+    succeed, and the idempotency entry stored with it."""
+
+    events: list[dict[str, Any]]
+    result: Any
+    idem: tuple[str, bytes | str, int] | None = None
+
+
+class MatchRepository:
+    def __init__(self, store: Store, config: Config, queue: Jobs | None = None):
+        self.store = store
+        self.config = config
+        self.queue = queue
+
+    def find(self, match_id: str, events_after: int | None = None) -> Match | None:
+        """The match as stored, None when there is none; with `events_after`, its events after
+        that seq read in the same round trip."""
+        loaded = self.store.load(match_id, events_after) if valid_id(match_id) else None
+        if loaded is None:
+            return None
+        return Match(match_id, loaded.record, loaded.version, loaded.event_count, loaded.events_after)
+
+    def load(self, match_id: str, events_after: int | None = None) -> Match:
+        """`find`, with a 404 for a match that is not there."""
+        match = self.find(match_id, events_after)
+        if match is None:
+            raise errors.NotFound(f"no match with id {match_id!r}")
+        return match
+
+    @staticmethod
+    def authenticate(match: Match, token: str | None, required: bool = True) -> int | None:
+        """The seat a bearer token belongs to; None for no token when not required."""
+        if token is None:
+            if required:
+                raise errors.InvalidToken("this call needs the seat's token: Authorization: Bearer <token>")
+            return None
+        digest = hash_token(token)
+        found = None
+        for s in match.record["seats"]:
+            # Compare against every seat so timing says nothing about which seat matched.
+            if s.get("token") and hmac.compare_digest(s["token"], digest):
+                found = s["seat"]
+        if found is None:
+            raise errors.InvalidToken("this token does not belong to a seat of this match")
+        return found
+
+    def holds(self, match: Match, token: str | None, seat: int) -> bool:
+        """Whether `token` holds `seat` of the match as it is."""
+        try:
+            return self.authenticate(match, token) == seat
+        except errors.InvalidToken:
+            return False
+
+    # --- writing -----------------------------------------------------------
+    def update(
+        self,
+        match_id: str,
+        match: Match | None,
+        change: Callable[[Match], Write],
+        retries: int = RETRIES,
+    ) -> Any:
+        """The one compare-and-set write: apply `change` to the match as loaded (`match`, or
+        loaded here) and commit it at that version; when another writer got in first, reload
+        and apply it again, up to `retries` times. `change` raises to refuse."""
+        for _ in range(retries):
+            current = match or self.load(match_id)
+            write = change(current)
+            if self.commit(current, write.events, write.idem):
+                return write.result
+            match = None
+        raise errors.VersionConflict()
+
+    def add(self, match: Match, events: list[dict[str, Any]]) -> bool:
+        """Store a new match (False: its id is taken)."""
+        return self.commit(match, events)
+
+    def commit(
+        self, match: Match, events: list[dict[str, Any]], idem: tuple[str, bytes | str, int] | None = None
+    ) -> bool:
+        """Store the match as changed at the version after the one it was loaded at, unless
+        another writer got in first (False); once stored, hand the next bot turn or turn
+        clock to the workers. On success `match` is the stored version."""
+        record = match.record
+        if match.next_version >= self.config.MAX_VERSIONS:
+            events = self._too_long(match, events)
+        for i, e in enumerate(events):
+            e["seq"] = match.event_count + i + 1
+        new_clock = match.restart_clock()
+        record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        job = match.pending_job()
+        ok = self.store.commit(
+            match.id,
+            match.version if match.version >= 0 else None,
+            record,
+            events,
+            match.event_count,
+            self._ttl(match.status()),
+            idem,
+            self._due(match, job),
+        )
+        if ok:
+            match.version = match.next_version
+            match.event_count += len(events)
+            self._hand_on(match, new_clock, job)
+            if match.over():
+                self.store.archive(match.id, match.version)
+        return ok
+
+    def _ttl(self, status: str) -> int:
+        if status in ("finished", "aborted"):
+            return self.config.FINISHED_TTL
+        if status == "waiting":
+            # A waiting match nobody joins or leaves for this long is gone (and out of the lobby).
+            return self.config.WAITING_TTL
+        return self.config.IDLE_TTL
+
+    def _too_long(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The change that brings a match to CARDTABLE_MAX_VERSIONS is its last: it is stored,
+        and the match is aborted with it (docs/api.md, "Limits"), so no loop of moves, joins or
+        hints grows one match without end."""
+        if match.over():
+            return events
+        match.record["status"] = "aborted"
+        limit = self.config.MAX_VERSIONS
+        return [*events, {"type": "match_over", "winners": [], "reason": "too_long", "limit": limit}]
+
+    def _hand_on(self, match: Match, new_clock: bool, job: str | None) -> None:
+        """Hand the next bot turn or turn clock to the workers; no bot ever moves inside a request."""
+        if self.queue is None or match.record["state"] is None:
+            return
+        if new_clock:
+            clock = match.record["clock"]
+            self.queue.enqueue_clock(match.id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
+        if job == "bot":
+            low = match.low_priority(self.config.LOW_PRIORITY_AFTER)
+            self.queue.enqueue_bot(match.id, match.version, low=low)
+
+    def _due(self, match: Match, job: str | None) -> float | None:
+        """When the sweeper should look at the match if no worker has moved it by then."""
+        if job == "bot":
+            return time.time() + self.config.BOT_DELAY + self.config.SWEEP_GRACE
+        if job == "clock":
+            return match.record["clock"]["deadline"] + self.config.SWEEP_GRACE
+        return None
