@@ -25,6 +25,7 @@
 | `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
 | `CARDTABLE_SWEEP_GRACE` | `5` | seconds past its time before the sweeper re-enqueues a bot turn or clock |
 | `CARDTABLE_SWEEP_INTERVAL` | `2` | seconds between two sweeps (one worker sweeps at a time) |
+| `CARDTABLE_OUTBOX_GRACE` | `2` | seconds before the relay hands on an effect its committer did not |
 | `CARDTABLE_MAX_WAIT` | `30` | longest long-poll on `/events`, in seconds (a larger `wait` is cut to it) |
 | `CARDTABLE_STREAM_SECONDS` | `300` | seconds one SSE stream lasts (the client resumes with Last-Event-ID) |
 """
@@ -59,6 +60,9 @@ class Config:
     # and how often the overdue matches are looked at.
     SWEEP_GRACE: float = 5.0
     SWEEP_INTERVAL: float = 2.0
+    # How old an effect in a match's outbox is before the relay hands it on (service/outbox.py):
+    # the committing process hands it on itself within milliseconds unless it died.
+    OUTBOX_GRACE: float = 2.0
     # Longest long-poll on /events (docs/api.md caps `wait` at 30 s), and how long one SSE
     # stream lasts before the client reconnects with Last-Event-ID.
     MAX_WAIT: int = 30

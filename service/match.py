@@ -151,11 +151,11 @@ class Match:
         clock = self.record.get("clock")
         return "clock" if clock and clock["seat"] == seat else None
 
-    def low_priority(self, low_after: int) -> bool:
-        """Whether the match's bot turns may wait behind those of matches people are playing: no
-        person plays in it (a bot-only table, or every human gone), or its version is
-        `low_after` or more."""
-        return self.version >= low_after or self.host_seat() is None
+    def low_priority(self, version: int, low_after: int) -> bool:
+        """Whether the match's bot turns at `version` may wait behind those of matches people
+        are playing: no person plays in it (a bot-only table, or every human gone), or
+        `version` is `low_after` or more."""
+        return version >= low_after or self.host_seat() is None
 
     def restart_clock(self) -> bool:
         """Start a turn clock when a human's turn begins in a clocked match; True when one started.

@@ -57,6 +57,12 @@ def _healing(svc, counters: dict[str, float]) -> list[str]:
         "# HELP cardtable_sweeper_requeues_total Lost bot turns and turn clocks the sweeper enqueued again.",
         "# TYPE cardtable_sweeper_requeues_total counter",
         f"cardtable_sweeper_requeues_total {int(counters.get('sweeper_requeues', 0))}",
+        "# HELP cardtable_outbox_relayed_total Effects whose committer died before handing them on.",
+        "# TYPE cardtable_outbox_relayed_total counter",
+        f"cardtable_outbox_relayed_total {int(counters.get('outbox_relayed', 0))}",
+        "# HELP cardtable_outbox_commits Commits whose outbox the relay has not looked at yet.",
+        "# TYPE cardtable_outbox_commits gauge",
+        f"cardtable_outbox_commits {svc.store.outbox.pending()}",
         "# HELP cardtable_bot_fallbacks_total Bot decisions that raised; a random legal action was played.",
         "# TYPE cardtable_bot_fallbacks_total counter",
         f"cardtable_bot_fallbacks_total {int(counters.get('bot_fallbacks', 0))}",
@@ -95,7 +101,7 @@ def _histogram(
 
 
 def _waiter_lines(svc) -> list[str]:
-    waiting = open_waiters(svc.store.redis)
+    waiting = open_waiters(svc.store.redis)  # where the hub counts them (service/waiters.py)
     return [
         "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match to change.",
         "# TYPE cardtable_open_waiters gauge",

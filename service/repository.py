@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import errors
+from service import errors, outbox
 from service.config import Config
 from service.jobqueue import Jobs
 from service.match import Match, hash_token, valid_id
@@ -103,16 +103,18 @@ class MatchRepository:
         self, match: Match, events: list[dict[str, Any]], idem: tuple[str, bytes | str, int] | None = None
     ) -> bool:
         """Store the match as changed at the version after the one it was loaded at, unless
-        another writer got in first (False); once stored, hand the next bot turn or turn
-        clock to the workers. On success `match` is the stored version."""
+        another writer got in first (False), with the effects the change causes in its outbox
+        (service/outbox.py); once stored, hand them on to the workers. On success `match` is
+        the stored version."""
         record = match.record
         if match.next_version >= self.config.MAX_VERSIONS:
             events = self._too_long(match, events)
         for i, e in enumerate(events):
             e["seq"] = match.event_count + i + 1
         new_clock = match.restart_clock()
-        record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
         job = match.pending_job()
+        effects = self._effects(match, new_clock, job, at)
         ok = self.store.commit(
             match.id,
             match.version if match.version >= 0 else None,
@@ -122,11 +124,15 @@ class MatchRepository:
             self._ttl(match.status()),
             idem,
             self._due(match, job),
+            ([outbox.encode(e) for e in effects], at + self.config.OUTBOX_GRACE) if effects else None,
         )
         if ok:
             match.version = match.next_version
             match.event_count += len(events)
-            self._hand_on(match, new_clock, job)
+            if self.queue is not None:
+                # No bot ever moves inside a request: the workers play it.
+                for effect in effects:
+                    outbox.hand_on(self.queue, match.id, effect)
             if match.over():
                 self.store.archive(match.id, match.version)
         return ok
@@ -149,16 +155,18 @@ class MatchRepository:
         limit = self.config.MAX_VERSIONS
         return [*events, {"type": "match_over", "winners": [], "reason": "too_long", "limit": limit}]
 
-    def _hand_on(self, match: Match, new_clock: bool, job: str | None) -> None:
-        """Hand the next bot turn or turn clock to the workers; no bot ever moves inside a request."""
-        if self.queue is None or match.record["state"] is None:
-            return
+    def _effects(self, match: Match, new_clock: bool, job: str | None, at: float) -> list[dict[str, Any]]:
+        """What the change leaves for the workers: a turn clock it started, the bot turn the
+        match now waits for."""
+        version = match.next_version
+        effects = []
         if new_clock:
-            clock = match.record["clock"]
-            self.queue.enqueue_clock(match.id, clock["turn"], max(0.0, clock["deadline"] - time.time()))
+            effects.append(outbox.clock(version, match.record["clock"], at))
         if job == "bot":
-            low = match.low_priority(self.config.LOW_PRIORITY_AFTER)
-            self.queue.enqueue_bot(match.id, match.version, low=low)
+            effects.append(
+                outbox.bot_turn(version, match.low_priority(version, self.config.LOW_PRIORITY_AFTER), at)
+            )
+        return effects
 
     def _due(self, match: Match, job: str | None) -> float | None:
         """When the sweeper should look at the match if no worker has moved it by then."""

@@ -21,6 +21,7 @@ from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
 from service.due_index import DUE_KEY, DueIndex
 from service.lobby_index import LobbyIndex
+from service.outbox import OUTBOX_KEY, Outbox, member
 from service.rate_limit import RateLimiter
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
 from service.waiters import ClusterHub, Hub
@@ -84,6 +85,14 @@ def _loaded(replies: list[Any], events_after: int | None) -> Loaded | None:
     return Loaded(codec.loads(data), int(v), int(n), after)
 
 
+def _index_entries(match_id: str, version: int, due: float | None, relay_at: float | None) -> list[Group]:
+    """The commit's entries in the due index and the outbox's index (both on the queue Redis)."""
+    entries: list[tuple] = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
+    if relay_at is not None:
+        entries.append(("ZADD", OUTBOX_KEY, f"{relay_at:.3f}", member(match_id, version)))
+    return [(None, entries)] if entries else []
+
+
 def _key(match_id: str, part: str) -> str:
     return f"ct:{{m:{match_id}}}:{part}"
 
@@ -137,6 +146,7 @@ class Store:
         self._release = self.state.register_script(RELEASE)
         self.due = DueIndex(client)
         self.lobby = LobbyIndex(client)
+        self.outbox = Outbox(self.state, client, _key)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent
@@ -256,15 +266,20 @@ class Store:
         ttl: int,
         idempotency: tuple[str, bytes | str, int] | None = None,
         due: float | None = None,
+        effects: tuple[list[str], float] | None = None,
     ) -> bool:
         """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile.
 
         With `due`, the match enters the due index first, in the same round trip: a process
         that dies after the commit, before it enqueues the job, still leaves the entry the
         sweeper finds. An entry left by a commit that lost its race costs one look.
+        `effects`: the encoded effects for the match's outbox (written by the script) and when
+        the relay should look at them (its index entry goes with the due index's, before the
+        script; service/outbox.py).
         """
         new_version = 0 if expected is None else expected + 1
         idem_key, idem_value, idem_ttl = idempotency or ("", "", 0)
+        outbox, relay_at = effects or ([], 0.0)
         args = [
             -1 if expected is None else expected,
             new_version,
@@ -275,15 +290,22 @@ class Store:
             idem_ttl,
             channel(match_id),
             secrets.token_hex(8),
+            len(outbox),
+            *outbox,
             *(codec.dumps(e) for e in events),
         ]
         # Only keys the script writes: on a cluster, a slot being migrated serves a script only
         # if every key it names exists on one side (else TRYAGAIN), and an unused placeholder
         # never does.
-        keys = [_key(match_id, "match"), _key(match_id, "events"), *([idem_key] if idem_key else [])]
-        pre: list[Group] = [] if due is None else [(None, [("ZADD", DUE_KEY, f"{due:.3f}", match_id)])]
+        keys = [
+            _key(match_id, "match"),
+            _key(match_id, "events"),
+            *([_key(match_id, "outbox")] if outbox else []),
+            *([idem_key] if idem_key else []),
+        ]
+        pre = _index_entries(match_id, new_version, due, relay_at if outbox else None)
         if pre and self.router is not None:
-            # The due index is on the queue Redis, another server: it must hold the entry before
+            # The indexes are on the queue Redis, another server: they must hold the entries before
             # the commit can happen (a queue Redis that is away fails the move, not the match).
             self._exchange(pre, retry=True)
             pre = []

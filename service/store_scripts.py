@@ -2,11 +2,13 @@
 may read and write every key of the match atomically."""
 
 # KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
-# KEYS[2] events list, KEYS[3] idempotency key (only when ARGV[6] is not '')
+# KEYS[2] events list, KEYS[3] outbox list (only when ARGV[10] is not '0'), and last the
+# idempotency key (only when ARGV[6] is not '')
 # ARGV[1] expected version ('-1': the match must not exist yet), ARGV[2] new version,
 # ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
 # ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
-# ARGV[9] this write's random id (kept in field w), ARGV[10..] new events as JSON.
+# ARGV[9] this write's random id (kept in field w), ARGV[10] k, the number of effects,
+# ARGV[11..10+k] the effects for the outbox as JSON, ARGV[11+k..] new events as JSON.
 # Returns 1 when written, 0 when the version did not match (nothing written).
 COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -16,14 +18,19 @@ elseif cur ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3], 'w', ARGV[9])
-if #ARGV >= 10 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 10))
+local k = tonumber(ARGV[10])
+if #ARGV >= 11 + k then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 11 + k))
 end
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ttl) end
+if k > 0 then
+  redis.call('RPUSH', KEYS[3], unpack(ARGV, 11, 10 + k))
+  redis.call('EXPIRE', KEYS[3], ttl)
+end
 if ARGV[6] ~= '' then
-  redis.call('SET', KEYS[3], ARGV[6], 'EX', ARGV[7])
+  redis.call('SET', KEYS[#KEYS], ARGV[6], 'EX', ARGV[7])
 end
 redis.call('PUBLISH', ARGV[8], ARGV[2])
 return 1

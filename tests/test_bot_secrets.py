@@ -20,8 +20,8 @@ from engines.registry import GAMES
 from service.bots import PRO_FLOOR
 from service.config import Config
 from service.embedded import start_redis
-from service.repository import Write
 from service.matches import build_service
+from service.repository import Write
 from tests.api_helpers import Api, auth, playable
 
 SPADES = GAMES["spades"]

@@ -1,12 +1,14 @@
-"""The housekeeper: RQ's scheduler and the sweeper, in a thread of every worker, one active at a time.
+"""The housekeeper: RQ's scheduler, the outbox relay and the sweeper, in a thread of every
+worker, one active at a time.
 
 RQ runs its scheduler in a process forked from the worker and guards it with a lock that
 lives 61 s; a scheduler killed with its lock held blocked every other one until the lock
 expired, and the worker looked for a dead scheduler only at its 10-minute maintenance. Here
 each `cardtable worker` runs a thread that every TICK takes or refreshes the same lock
 (RQ's key, so an RQ scheduler started by hand never runs beside it) with a life of LOCK_TTL
-seconds. The holder moves due delayed jobs to the queue and sweeps (workers/sweeper.py); when
-it dies, with its worker or alone, another worker takes over within LOCK_TTL + TICK seconds.
+seconds. The holder moves due delayed jobs to the queue, relays what committers left in their
+matches' outboxes (workers/relay.py) and sweeps (workers/sweeper.py); when it dies, with its
+worker or alone, another worker takes over within LOCK_TTL + TICK seconds.
 A thread dies with its process, so no scheduler outlives its worker.
 """
 
@@ -90,8 +92,10 @@ class Housekeeper(threading.Thread):
 
     def _sweep(self) -> None:
         from workers.jobs import service
+        from workers.relay import relay
         from workers.sweeper import sweep
 
+        relay(service())
         requeued = sweep(service())
         if requeued:
             log.warning("the sweeper enqueued %d overdue job(s) again", requeued)

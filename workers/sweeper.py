@@ -76,7 +76,7 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     if job == "clock":
         rq_queue(svc).enqueue_clock(match_id, record["clock"]["turn"], 0)
     else:
-        low = match.low_priority(svc.config.LOW_PRIORITY_AFTER)
+        low = match.low_priority(match.version, svc.config.LOW_PRIORITY_AFTER)
         rq_queue(svc).enqueue_bot(match_id, match.version, delay=0, low=low)
     return now + grace, True
 

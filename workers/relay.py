@@ -1,0 +1,76 @@
+"""The relay: hands on the effects a commit wrote to its match's outbox when the process that
+committed did not (it died in between), then removes them (service/outbox.py,
+docs/architecture.md "The outbox").
+
+Run by the housekeeper with the sweeper (workers/housekeeping.py). It takes the index members
+of commits older than CARDTABLE_OUTBOX_GRACE, reads each of their matches' outbox once, and
+looks at every effect of those commits: one still wanted (the match is still at the bot's
+version; the clock's turn is still running) whose job RQ has never seen is handed on now. The
+others were handed on by their committer, or the match has moved past them. Either way they
+leave the outbox. What a handed-on job then does (a worker killed while running it) is the
+sweeper's business.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from rq.job import Job
+
+from service.jobqueue import bot_job_id, clock_job_id
+from service.match import Match
+from service.matches import MatchService
+from service.outbox import hand_on
+from workers.sweeper import rq_queue
+
+log = logging.getLogger("cardtable.relay")
+
+# Index members (commits) looked at per pass; the rest wait for the next one, earliest first.
+BATCH = 500
+
+
+def relay(svc: MatchService, now: float | None = None) -> int:
+    """One pass over the commits whose effects are due; return how many effects it handed on."""
+    now = time.time() if now is None else now
+    outbox = svc.store.outbox
+    relayed = 0
+    for match_id, members in outbox.due(now, BATCH).items():
+        newest = max(version for _, version in members)
+        effects = [(raw, e) for raw, e in outbox.effects(match_id) if e["v"] <= newest]
+        match = svc.repo.find(match_id)
+        for _, effect in effects:
+            if match is not None and _lost(svc, match, effect):
+                log.warning(
+                    "match %s: a %s effect of version %d was never handed on; relayed",
+                    match_id,
+                    effect["kind"],
+                    effect["v"],
+                )
+                hand_on(
+                    rq_queue(svc),
+                    match_id,
+                    effect,
+                    bot_delay=max(0.0, effect["at"] + svc.config.BOT_DELAY - now),
+                )
+                relayed += 1
+        outbox.remove(match_id, [raw for raw, _ in effects], [name for name, _ in members])
+    if relayed:
+        svc.store.counters.count("outbox_relayed", relayed)
+    return relayed
+
+
+def _lost(svc: MatchService, match: Match, effect: dict[str, Any]) -> bool:
+    """Whether `effect` is still wanted and its job never reached RQ."""
+    if effect["kind"] == "bot":
+        wanted = match.version == effect["v"] and match.pending_job() == "bot"
+        job_id = bot_job_id(match.id, effect["v"])
+    elif effect["kind"] == "clock":
+        clock = match.record.get("clock")
+        wanted = clock is not None and clock["turn"] == effect["turn"] and match.status() == "active"
+        job_id = clock_job_id(match.id, effect["turn"])
+    else:
+        log.error("match %s: an effect of unknown kind %r in its outbox is dropped", match.id, effect["kind"])
+        return False
+    return wanted and not rq_queue(svc).queue.connection.exists(Job.key_for(job_id))
