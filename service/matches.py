@@ -21,7 +21,6 @@ from service.cluster import state_client
 from service.config import Config
 from service.following import Following
 from service.jobqueue import JobQueue, Jobs, make_queue
-from service.quotas import Quotas
 from service.repository import MatchRepository
 from service.seats import Seats
 from service.store import Store, connect
@@ -35,7 +34,7 @@ class MatchService:
         self.config = config
         self.queue = queue
         self.waiters = store.hub()
-        self.quotas = Quotas(store.state, config.IDLE_TTL)
+        self.quotas = store.quotas(config.IDLE_TTL)
         self.repo = MatchRepository(store, config, queue)
         self.following = Following(self.repo, self.waiters)
         self.seats = Seats(self.repo, self.following, self.quotas)

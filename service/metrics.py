@@ -8,7 +8,6 @@ from rq import Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS
-from service.waiters import open_waiters
 
 
 def render(svc) -> str:
@@ -101,7 +100,7 @@ def _histogram(
 
 
 def _waiter_lines(svc) -> list[str]:
-    waiting = open_waiters(svc.store.redis)  # where the hub counts them (service/waiters.py)
+    waiting = svc.store.open_waiters()
     return [
         "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match to change.",
         "# TYPE cardtable_open_waiters gauge",

@@ -1,7 +1,12 @@
-"""The one module that owns Redis: every key, the compare-and-set write, events and idempotency.
+"""The match transport: a match's keys, the compare-and-set write, events and idempotency.
 
 All keys of a match share the hash tag `{m:<id>}` so a match lives in one Redis
-Cluster slot and the Lua scripts may touch all of them.
+Cluster slot and the Lua scripts may touch all of them. `Store` also builds the pieces that
+keep the rest, each with one job and the Redis client it needs, and nobody else touches a
+client: rate limits (service/rate_limit.py), counters for /metrics (service/counters.py), the
+due index (service/due_index.py), the lobby's index (service/lobby_index.py), the outbox's
+relay side (service/outbox.py), live-match quotas (service/quotas.py) and the waiters' hub
+(service/waiters.py).
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from service.counters import Counters
 from service.due_index import DUE_KEY, DueIndex
 from service.lobby_index import LobbyIndex
 from service.outbox import OUTBOX_KEY, Outbox, member
+from service.quotas import Quotas
 from service.rate_limit import RateLimiter
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
-from service.waiters import ClusterHub, Hub
+from service.waiters import ClusterHub, Hub, open_waiters
 
 IN_PROGRESS = "in-progress"
 # Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
@@ -159,6 +165,14 @@ class Store:
         if self.cluster:
             return ClusterHub(self.state, self.redis)
         return Hub(self.state, self.redis)
+
+    def open_waiters(self) -> dict[str, int]:
+        """Open waiters of every live API process, by kind (reported to the queue Redis)."""
+        return open_waiters(self.redis)
+
+    def quotas(self, ttl: int) -> Quotas:
+        """Live matches per owner (service/quotas.py), kept beside the matches."""
+        return Quotas(self.state, ttl)
 
     def ping(self) -> None:
         """Raise unless both the queue Redis and the match state answer (/readyz)."""
@@ -393,9 +407,8 @@ class Store:
         happen (its answer, written by the same script, is there instead of the claim)."""
         self._release(keys=[full_key], args=[IN_PROGRESS])
 
-    # --- rate limiting and metrics (not per match, so outside the match hash tag) ---
     def memory_usage(self, match_id: str) -> int:
-        """Bytes Redis spends on a match's state and events (for benchmarks)."""
+        """Bytes Redis spends on a match's state and events (bench/api.py reports it)."""
         total = 0
         for part in ("match", "events"):
             total += self.state.memory_usage(_key(match_id, part), samples=0) or 0
