@@ -44,9 +44,9 @@ DEFAULT_PRO_FLOOR = 0.25  # a game not in the table (one added with CARDTABLE_EX
 
 def bot_rng(record: dict[str, Any], version: int, seat: int) -> random.Random:
     """The randomness of the bot deciding for `seat` at `version`: HMAC-SHA256 under the match's
-    secret bot key of "bot:<version>:<seat>". Seeded from public facts (the match id and the
-    version, as before), an opponent could replay a bot's random choices and its deliberate
-    mistakes; the key appears in no view, event or history (docs/api.md, "Hidden information")."""
+    secret bot key of "bot:<version>:<seat>". Seeded from public facts alone (the match id and
+    the version), an opponent could replay a bot's random choices and its deliberate mistakes;
+    the key appears in no view, event or history (docs/api.md, "Hidden information")."""
     digest = hmac.new(bot_key(record), f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
     return random.Random(int.from_bytes(digest, "big"))
 

@@ -62,7 +62,7 @@ def service() -> MatchService:
     return current_app.extensions["cardtable"]
 
 
-# The answer to a call that needs a token and has none (the same as MatchCore.authenticate's).
+# The answer to a call that needs a token and has none (the same as MatchRepository.authenticate's).
 NO_TOKEN = "this call needs the seat's token: Authorization: Bearer <token>"
 
 
