@@ -1,10 +1,11 @@
 """A match as the service holds it: the stored record, its version and events, and what the
 engine says of it now (docs/architecture.md, "Matches and versions").
 
-`Match.step` is the engine's `Step` for the state as it is: asked of the engine once, when
-first wanted, and replaced by the Step of every engine change made through the match
-(`apply`, `start_next_round`, ...), so no question below asks the engine again. The record
-is changed in place; the repository (service/repository.py) stores it.
+`Match.step` is the engine's `Step` for the state as it is: asked of the engine once, when the
+match is loaded (nearly every caller needs it, and a plain attribute is read faster than a
+lazy one on the hot path), and replaced by the Step of every engine change made through the
+match (`apply`, `start_next_round`, ...), so no question below asks the engine again. The
+record is changed in place; the repository (service/repository.py) stores it.
 """
 
 from __future__ import annotations
@@ -25,12 +26,10 @@ RESIGNED_LEVEL = "medium"
 # A match id: 16 lowercase hex digits.
 MATCH_ID_PATTERN = "[0-9a-f]{16}"
 _MATCH_ID = re.compile(MATCH_ID_PATTERN)
-# `Match.step` before the engine was asked (None is an answer: no deal yet).
-_UNASKED: Any = object()
 
 
 class Match:
-    __slots__ = ("id", "record", "version", "event_count", "events_after", "_step")
+    __slots__ = ("id", "record", "game", "version", "event_count", "events_after", "step")
 
     def __init__(
         self,
@@ -42,29 +41,23 @@ class Match:
     ):
         self.id = match_id
         self.record = record
+        self.game: Game = GAMES[record["game"]]
         self.version = version  # -1: not stored yet
         self.event_count = event_count  # events stored: the seq of the last one
         # Loaded with `events_after=k`: the stored events with seq > k, read in the same round trip.
         self.events_after = events_after
-        self._step: Step | None = _UNASKED
-
-    @property
-    def game(self) -> Game:
-        return GAMES[self.record["game"]]
+        # What the engine says of the match now (status, seat to move, resigned seats); None
+        # before the first deal.
+        self.step: Step | None = self._ask()
 
     @property
     def next_version(self) -> int:
         """The version the next commit of this match stores."""
         return self.version + 1
 
-    @property
-    def step(self) -> Step | None:
-        """What the engine says of the match now (status, seat to move, resigned seats); None
-        before the first deal."""
-        if self._step is _UNASKED:
-            state = self.record["state"]
-            self._step = self.game.step(state, []) if state is not None else None
-        return self._step
+    def _ask(self) -> Step | None:
+        state = self.record["state"]
+        return self.game.step(state, []) if state is not None else None
 
     # --- engine changes: each keeps `step` in step with the state ------------
     def deal(self, deal_key: str) -> list[Event]:
@@ -78,7 +71,7 @@ class Match:
             deal_key,
         )
         record["status"] = "playing"
-        self._step = _UNASKED
+        self.step = self._ask()
         return events
 
     def apply(self, seat: int, action: dict[str, Any]) -> Step:
@@ -94,7 +87,7 @@ class Match:
         return self._changed(self.game.end_match(self.record["state"]))
 
     def _changed(self, step: Step) -> Step:
-        self._step = step
+        self.step = step
         return step
 
     # --- questions ------------------------------------------------------------

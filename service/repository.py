@@ -106,34 +106,35 @@ class MatchRepository:
         another writer got in first (False), with the effects the change causes in its outbox
         (service/outbox.py); once stored, hand them on to the workers. On success `match` is
         the stored version."""
-        record = match.record
-        if match.next_version >= self.config.MAX_VERSIONS:
+        record, version, before = match.record, match.version, match.event_count
+        if version + 1 >= self.config.MAX_VERSIONS:
             events = self._too_long(match, events)
-        for i, e in enumerate(events):
-            e["seq"] = match.event_count + i + 1
+        for seq, e in enumerate(events, before + 1):
+            e["seq"] = seq
         new_clock = match.restart_clock()
         at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
         job = match.pending_job()
-        effects = self._effects(match, new_clock, job, at)
+        effects = self._effects(match, new_clock, job, at) if new_clock or job == "bot" else []
+        status = match.status()
         ok = self.store.commit(
             match.id,
-            match.version if match.version >= 0 else None,
+            version if version >= 0 else None,
             record,
             events,
-            match.event_count,
-            self._ttl(match.status()),
+            before,
+            self._ttl(status),
             idem,
-            self._due(match, job),
+            self._due(match, job) if job is not None else None,
             ([outbox.encode(e) for e in effects], at + self.config.OUTBOX_GRACE) if effects else None,
         )
         if ok:
-            match.version = match.next_version
-            match.event_count += len(events)
+            match.version = version + 1
+            match.event_count = before + len(events)
             if self.queue is not None:
                 # No bot ever moves inside a request: the workers play it.
                 for effect in effects:
                     outbox.hand_on(self.queue, match.id, effect)
-            if match.over():
+            if status in ("finished", "aborted"):
                 self.store.archive(match.id, match.version)
         return ok
 

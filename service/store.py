@@ -91,10 +91,11 @@ def _loaded(replies: list[Any], events_after: int | None) -> Loaded | None:
     return Loaded(codec.loads(data), int(v), int(n), after)
 
 
-def _index_entries(match_id: str, version: int, due: float | None, relay_at: float | None) -> list[Group]:
-    """The commit's entries in the due index and the outbox's index (both on the queue Redis)."""
+def _index_entries(match_id: str, version: int, due: float | None, relay_at: float) -> list[Group]:
+    """The commit's entries in the due index and the outbox's index (both on the queue Redis;
+    `relay_at` 0: no effects)."""
     entries: list[tuple] = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
-    if relay_at is not None:
+    if relay_at:
         entries.append(("ZADD", OUTBOX_KEY, f"{relay_at:.3f}", member(match_id, version)))
     return [(None, entries)] if entries else []
 
@@ -317,7 +318,7 @@ class Store:
             *([_key(match_id, "outbox")] if outbox else []),
             *([idem_key] if idem_key else []),
         ]
-        pre = _index_entries(match_id, new_version, due, relay_at if outbox else None)
+        pre = _index_entries(match_id, new_version, due, relay_at) if due is not None or outbox else []
         if pre and self.router is not None:
             # The indexes are on the queue Redis, another server: they must hold the entries before
             # the commit can happen (a queue Redis that is away fails the move, not the match).
