@@ -67,14 +67,18 @@ class Config:
     # stream lasts before the client reconnects with Last-Event-ID.
     MAX_WAIT: int = 30
     STREAM_SECONDS: int = 300
-    # What one caller may take of the service (docs/api.md, "Limits").
+    # What one caller may take of the service (docs/api.md, "Limits"): requests a second per
+    # address (0: twice RATE_LIMIT), and the live matches an address without an app key holds.
     ADDRESS_RATE_LIMIT: int = 0
     ANONYMOUS_BOT_MATCHES: int = 2
     ANONYMOUS_WAITING_MATCHES: int = 10
+    # What one match may take: how long it waits for players, joins, changes in all.
     WAITING_TTL: int = 3600
     MAX_JOINS: int = 50
     MAX_VERSIONS: int = 20_000
+    # Versions after which a match's bot turns wait behind those of shorter ones.
     LOW_PRIORITY_AFTER: int = 2000
+    # Hints one API process computes at once (each is tens of milliseconds of CPU).
     HINTS_AT_ONCE: int = 1
     METRICS_TOKEN: str = ""
 
