@@ -35,7 +35,7 @@ class Acting:
         if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> dict[str, Any]:
-        match = self.repo.load(match_id)
+        match = self.repo.load(match_id, token=token)
         seat = self.repo.authenticate(match, token)
         assert seat is not None  # a token is required here: authenticate raised otherwise
         idem_key = None
@@ -92,7 +92,7 @@ class Acting:
         return self.repo.update(match.id, match, change)
 
     def start_round(self, match_id: str, token: str | None) -> dict[str, Any]:
-        match = self.repo.load(match_id)
+        match = self.repo.load(match_id, token=token)
         seat = self.repo.authenticate(match, token)
 
         def change(match: Match) -> Write:
@@ -108,7 +108,7 @@ class Acting:
     def end(self, match_id: str, token: str | None) -> dict[str, Any]:
         """The host ends the match now (games with `target_wins`). It takes no If-Match, so a
         race with another writer is retried like any other write (docs/architecture.md)."""
-        match = self.repo.load(match_id)
+        match = self.repo.load(match_id, token=token)
         seat = self.repo.authenticate(match, token)
 
         def change(match: Match) -> Write:

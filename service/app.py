@@ -146,8 +146,9 @@ def create_app(config: Config | None = None) -> Flask:
     from service.resources.hints.routes import blp as hints_blp
     from service.resources.lobby.routes import blp as lobby_blp
     from service.resources.matches.routes import blp as matches_blp
+    from service.resources.players.routes import blp as players_blp
 
-    for blp in (games_blp, matches_blp, lobby_blp, hints_blp, health_blp):
+    for blp in (games_blp, matches_blp, lobby_blp, hints_blp, players_blp, health_blp):
         api.register_blueprint(blp)
     from service.resources.play import blp as play_blp
 
@@ -173,7 +174,27 @@ def _document(api: Api) -> None:
     from service.options import HINTS_OPTION
     from service.resources.matches.schemas import ACTION_VALUES
 
-    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    api.spec.components.security_scheme(
+        "bearer", {"type": "http", "scheme": "bearer", "description": "a seat's token, or its player's token"}
+    )
+    api.spec.components.security_scheme(
+        "appKey",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "ctk_<app id>.<secret>",
+            "description": "an app's key (cardtable apps create): its backend's calls; never in a client",
+        },
+    )
+    api.spec.components.security_scheme(
+        "playerToken",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "ctp_<player id>.<secret>",
+            "description": "a player's token (PUT /v1/players/{external_id}): acts in each of its seats",
+        },
+    )
     # What the action fields and each game's options refer to (service/contract.py).
     for name, component in {**ACTION_VALUES, **game_components({"hints": HINTS_OPTION})}.items():
         api.spec.components.schema(name, component)

@@ -48,10 +48,10 @@ class Holder:
     lost: bool = False  # the token no longer holds the seat: the feed serves nothing more
 
     @classmethod
-    def of(cls, match: Match, token: str | None) -> Holder:
+    def of(cls, repo: MatchRepository, match: Match, token: str | None) -> Holder:
         """The holder a request's token makes, authenticated against `match` (401 for a
         token of no seat of the match)."""
-        return cls(token, MatchRepository.authenticate(match, token, required=False), match.event_count)
+        return cls(token, repo.authenticate(match, token, required=False), match.event_count)
 
 
 class Following:

@@ -77,7 +77,7 @@ def give_hint(repo: MatchRepository, match_id: str, token: str | None) -> dict[s
 
     One hint a turn: asked again before the match changes, the same hint is answered from the
     match as stored, computing nothing, adding no event and moving no version."""
-    match = repo.load(match_id)
+    match = repo.load(match_id, token=token)
     seat = repo.authenticate(match, token)
     given = match.record.get("hint")
     if given and given["seat"] == seat and given["version"] == match.version:

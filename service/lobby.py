@@ -14,6 +14,7 @@ from typing import Any
 
 from engines.registry import GAMES
 from service import errors
+from service.callers import Caller
 from service.lobby_index import parse_member, table_hash
 from service.match import match_options
 from service.matches import MatchService
@@ -124,6 +125,7 @@ class Lobby:
         name: str | None,
         players: int | None,
         client_seed: str | None = None,
+        caller: Caller | None = None,
     ) -> dict[str, Any]:
         """Join the oldest listed waiting match of this table with an open seat, else host a new one."""
         game = GAMES[game_id]
@@ -135,7 +137,7 @@ class Lobby:
             entries = self.index.oldest(game_id, table, after, _BATCH)
             for entry in entries:
                 after = entry
-                joined = self._try_join(entry, name, client_seed)
+                joined = self._try_join(entry, name, client_seed, caller)
                 if joined is not None:
                     return joined
             if len(entries) < _BATCH:
@@ -148,14 +150,18 @@ class Lobby:
             "listed": True,
             "client_seed": client_seed,
         }
-        created = self.matches.create(body)
-        host = created["seats"][0]
-        return {"id": created["id"], "seat": 0, "token": host["token"], "version": 0, "created": True}
+        # An anonymous caller's quick play is not counted against its waiting matches: the
+        # match it hosts is listed, for anyone to join (docs/api.md, "Limits").
+        created = self.matches.create(body, caller if caller is not None and caller.app is not None else None)
+        host = {k: v for k, v in created["seats"][0].items() if k in ("token", "player")}
+        return {"id": created["id"], "seat": 0, **host, "version": 0, "created": True}
 
-    def _try_join(self, entry: str, name: str | None, client_seed: str | None) -> dict[str, Any] | None:
+    def _try_join(
+        self, entry: str, name: str | None, client_seed: str | None, caller: Caller | None
+    ) -> dict[str, Any] | None:
         match_id = entry.split(":")[1]
         try:
-            joined = self.matches.join(match_id, name, client_seed)
+            joined = self.matches.join(match_id, name, client_seed, caller)
         except errors.NotFound:
             self._drop_missing(entry)
             return None
@@ -163,6 +169,8 @@ class Lobby:
             # Its last seat was taken (or its host left): the next match then.
             self.index.drop(entry)
             return None
+        except errors.Conflict:
+            return None  # the player sits there already: the next match then
         except errors.VersionConflict:
             return None  # too many joiners at once here: try the next match
         return {"id": match_id, **joined, "created": False}

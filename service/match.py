@@ -29,7 +29,7 @@ _MATCH_ID = re.compile(MATCH_ID_PATTERN)
 
 
 class Match:
-    __slots__ = ("id", "record", "game", "version", "event_count", "events_after", "step")
+    __slots__ = ("id", "record", "game", "version", "event_count", "events_after", "step", "player_check")
 
     def __init__(
         self,
@@ -49,6 +49,9 @@ class Match:
         # What the engine says of the match now (status, seat to move, resigned seats); None
         # before the first deal.
         self.step: Step | None = self._ask()
+        # Loaded for a player token: (player id, the player's stored tokens), read in the
+        # same round trip as the match (MatchRepository.authenticate checks the token there).
+        self.player_check: tuple[str, Any] | None = None
 
     @property
     def next_version(self) -> int:
@@ -115,6 +118,13 @@ class Match:
         if entry["kind"] == "bot":
             return entry["level"]
         return RESIGNED_LEVEL if self.resigned(seat) else None
+
+    def seat_of_player(self, player_id: str) -> int | None:
+        """The seat bound to a player (a player sits at most once in a match)."""
+        for s in self.record["seats"]:
+            if s.get("player") == player_id:
+                return s["seat"]
+        return None
 
     def host_seat(self) -> int | None:
         """The host: the earliest-joined human seat that is still in the match."""

@@ -15,6 +15,8 @@ from service import errors, outbox
 from service.config import Config
 from service.jobqueue import Jobs
 from service.match import Match, hash_token, valid_id
+from service.players import holds as holds_token
+from service.players import player_key, player_of_token
 from service.store import Store
 
 # How often a change is re-applied when another writer got in first (no If-Match given).
@@ -37,28 +39,42 @@ class MatchRepository:
         self.config = config
         self.queue = queue
 
-    def find(self, match_id: str, events_after: int | None = None) -> Match | None:
+    def find(self, match_id: str, events_after: int | None = None, token: str | None = None) -> Match | None:
         """The match as stored, None when there is none; with `events_after`, its events after
-        that seq read in the same round trip."""
-        loaded = self.store.load(match_id, events_after) if valid_id(match_id) else None
+        that seq read in the same round trip; with a player token, what checks it too."""
+        if not valid_id(match_id):
+            return None
+        player_id = player_of_token(token) if token is not None else None
+        also = (
+            None
+            if player_id is None
+            else (player_key(player_id), [("HGET", player_key(player_id), "tokens")])
+        )
+        loaded = self.store.load(match_id, events_after, also)
         if loaded is None:
             return None
-        return Match(match_id, loaded.record, loaded.version, loaded.event_count, loaded.events_after)
+        match = Match(match_id, loaded.record, loaded.version, loaded.event_count, loaded.events_after)
+        if player_id is not None and loaded.also is not None:
+            match.player_check = (player_id, loaded.also[0])
+        return match
 
-    def load(self, match_id: str, events_after: int | None = None) -> Match:
+    def load(self, match_id: str, events_after: int | None = None, token: str | None = None) -> Match:
         """`find`, with a 404 for a match that is not there."""
-        match = self.find(match_id, events_after)
+        match = self.find(match_id, events_after, token)
         if match is None:
             raise errors.NotFound(f"no match with id {match_id!r}")
         return match
 
-    @staticmethod
-    def authenticate(match: Match, token: str | None, required: bool = True) -> int | None:
-        """The seat a bearer token belongs to; None for no token when not required."""
+    def authenticate(self, match: Match, token: str | None, required: bool = True) -> int | None:
+        """The seat a bearer token belongs to: a seat's own token, or the token of the player
+        bound to the seat (docs/integrating.md); None for no token when not required."""
         if token is None:
             if required:
                 raise errors.InvalidToken("this call needs the seat's token: Authorization: Bearer <token>")
             return None
+        player_id = player_of_token(token)
+        if player_id is not None:
+            return self._player_seat(match, player_id, token)
         digest = hash_token(token)
         found = None
         for s in match.record["seats"]:
@@ -68,6 +84,16 @@ class MatchRepository:
         if found is None:
             raise errors.InvalidToken("this token does not belong to a seat of this match")
         return found
+
+    def _player_seat(self, match: Match, player_id: str, token: str) -> int:
+        seat = match.seat_of_player(player_id)
+        if match.player_check is not None and match.player_check[0] == player_id:
+            stored = match.player_check[1]
+        else:
+            stored = self.store.players.tokens_of(player_id)
+        if seat is None or not holds_token(stored, token):
+            raise errors.InvalidToken("this token does not belong to a seat of this match")
+        return seat
 
     def holds(self, match: Match, token: str | None, seat: int) -> bool:
         """Whether `token` holds `seat` of the match as it is."""

@@ -9,7 +9,8 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import errors, fair_seeds
+from service import errors, fair_seeds, membership
+from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
 from service.options import engine_options
@@ -29,9 +30,9 @@ class Seats:
         self.quotas = quotas
         self.view = following.view
 
-    def create(self, body: dict[str, Any], owner: str | None = None) -> dict[str, Any]:
-        """A new match. `owner`: the anonymous caller (service/quotas.py) whose limits on live
-        bot-only and waiting matches it counts against; None for the service's own callers."""
+    def create(self, body: dict[str, Any], caller: Caller | None = None) -> dict[str, Any]:
+        """A new match. `caller`: who creates it (its seats bound to players as it may, and
+        counted against its quotas: service/membership.py); None for the service's own callers."""
         game = GAMES[body["game"]]
         seats_in = body["seats"]
         options = match_options(game, body.get("options") or {}, len(seats_in))
@@ -45,6 +46,7 @@ class Seats:
         server_seed, server_seed_hash = fair_seeds.new_server_seed()
         match_id = new_id()
         seats, tokens = _new_seats(seats_in)
+        bound = membership.bind_created(seats, seats_in, tokens, caller, self.store.players)
         fair_seeds.give_creator_seed(seats, body.get("client_seed"))
         record: dict[str, Any] = {
             "game": game.id,
@@ -72,44 +74,22 @@ class Seats:
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
             events += _start(match)
-        held = self._take_quotas(owner, match_id, record) if owner is not None else []
+        held = []
+        if caller is not None:
+            held = membership.take_quotas(
+                self.quotas, self.config, caller, match_id, record, self._live, self._waiting
+            )
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
             self.store.lobby.add(match_id, record)
         if not self.repo.add(match, events):
             for kind in held:
-                self.quotas.release(owner or "", kind, match_id)
+                self.quotas.release(caller.owner if caller else "", kind, match_id)
             raise errors.Conflict("match id collision, try again")
+        for player_id in bound:
+            self.store.players.sat_down(player_id, match_id)
         return _created(match_id, seats, tokens)
-
-    def _take_quotas(self, owner: str, match_id: str, record: dict[str, Any]) -> list[str]:
-        """Count a new match against its anonymous creator's limits (docs/api.md, "Limits"):
-        live matches with no human seat (bots only: they take worker time while nobody plays)
-        and live waiting matches. The kinds taken, to give back should the commit fail."""
-        taken = []
-        if all(s["kind"] == "bot" for s in record["seats"]):
-            limit = self.config.ANONYMOUS_BOT_MATCHES
-            message = (
-                f"an address without an app key may hold {limit} live matches with no human seat"
-                " (CARDTABLE_ANONYMOUS_BOT_MATCHES); wait for one to end"
-            )
-            self.quotas.take(owner, "bot_matches", match_id, limit, self._live, message)
-            taken.append("bot_matches")
-        if record["status"] == "waiting":
-            limit = self.config.ANONYMOUS_WAITING_MATCHES
-            message = (
-                f"an address without an app key may hold {limit} waiting matches"
-                " (CARDTABLE_ANONYMOUS_WAITING_MATCHES); start or leave one first"
-            )
-            try:
-                self.quotas.take(owner, "waiting_matches", match_id, limit, self._waiting, message)
-            except errors.QuotaExceeded:
-                for kind in taken:
-                    self.quotas.release(owner, kind, match_id)
-                raise
-            taken.append("waiting_matches")
-        return taken
 
     def _live(self, match_id: str) -> bool | None:
         match = self.repo.find(match_id)
@@ -129,7 +109,12 @@ class Seats:
                 {"deck": ["not a permutation of the full deck"]},
             )
 
-    def join(self, match_id: str, name: str | None, client_seed: str | None = None) -> dict[str, Any]:
+    def join(
+        self, match_id: str, name: str | None, client_seed: str | None = None, caller: Caller | None = None
+    ) -> dict[str, Any]:
+        """Take the first open seat: with a new token, or bound to the calling player."""
+        player = caller.player if caller is not None else None
+
         def change(match: Match) -> Write:
             record = match.record
             if record["status"] != "waiting":
@@ -140,10 +125,19 @@ class Seats:
                 raise errors.MatchNotActive(
                     f"this match has been joined {record['joins']} times, its limit; create a new one"
                 )
+            if player is not None and match.seat_of_player(player.id) is not None:
+                raise errors.Conflict("this player already sits in this match")
             seat = next(s for s in record["seats"] if s["kind"] == "open")
-            token = new_token()
+            token = None if player is not None else new_token()
             record["joins"] += 1
-            seat.update(kind="human", name=name or f"Player {seat['seat'] + 1}", token=hash_token(token))
+            if player is not None:
+                membership.bind(seat, player)
+                if name:
+                    seat["name"] = name
+            else:
+                seat.update(
+                    kind="human", name=name or f"Player {seat['seat'] + 1}", token=hash_token(token or "")
+                )
             seat["joined"] = record["joins"]
             seat.pop("left", None)
             if client_seed is not None:
@@ -151,9 +145,14 @@ class Seats:
             events: list[dict[str, Any]] = [{"type": "join", "seat": seat["seat"], "name": seat["name"]}]
             if not any(s["kind"] == "open" for s in record["seats"]):
                 events += _start(match)
-            return Write(events, {"seat": seat["seat"], "token": token, "version": match.next_version})
+            answer = {"seat": seat["seat"], "version": match.next_version}
+            answer.update({"player": player.external} if player is not None else {"token": token})
+            return Write(events, answer)
 
-        return self.repo.update(match_id, None, change)
+        joined = self.repo.update(match_id, None, change)
+        if player is not None:
+            self.store.players.sat_down(player.id, match_id)
+        return joined
 
     def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
         """An invitation code for the token's seat: whoever claims it gets the seat with a new
@@ -211,7 +210,8 @@ class Seats:
             if status == "waiting":
                 # Free the seat: it is open again and the token is dead.
                 entry.update(kind="open", name=None, token=None, joined=None)
-                entry.pop("client_seed", None)  # the next occupant brings its own
+                for gone in ("client_seed", "player", "app", "external"):
+                    entry.pop(gone, None)  # the next occupant brings its own
                 if not any(s["kind"] == "human" for s in record["seats"]):
                     record["status"] = "aborted"
                     events.append({"type": "match_over", "winners": [], "reason": "aborted"})
@@ -254,6 +254,7 @@ def _created(match_id: str, seats: list[dict[str, Any]], tokens: dict[int, str])
                 "seat": s["seat"],
                 "kind": s["kind"],
                 **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
+                **({"player": s["external"]} if "external" in s else {}),
             }
             for s in seats
         ],

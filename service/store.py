@@ -22,11 +22,13 @@ import redis
 from redis.cluster import RedisCluster
 
 from service import codec
+from service.apps import Apps
 from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
 from service.due_index import DUE_KEY, DueIndex
 from service.lobby_index import LobbyIndex
 from service.outbox import OUTBOX_KEY, Outbox, member
+from service.players import Players
 from service.quotas import Quotas
 from service.rate_limit import RateLimiter
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
@@ -116,6 +118,8 @@ class Loaded:
     # With `load(..., events_after=k)`: the stored events with seq > k, read in the same round
     # trip (a long-poll's first look costs no second one).
     events_after: list[dict[str, Any]] | None = None
+    # With `load(..., also=group)`: that group's replies (a player token's check).
+    also: list[Any] | None = None
 
 
 class ReplicaTimeout(redis.ConnectionError):
@@ -154,6 +158,8 @@ class Store:
         self.due = DueIndex(client)
         self.lobby = LobbyIndex(client)
         self.outbox = Outbox(self.state, client, _key)
+        self.apps = Apps(self.state)
+        self.players = Players(self.state)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent
@@ -252,9 +258,12 @@ class Store:
             at += len(commands)
         return out
 
-    def load(self, match_id: str, events_after: int | None = None) -> Loaded | None:
+    def load(
+        self, match_id: str, events_after: int | None = None, also: Group | None = None
+    ) -> Loaded | None:
         """The match as stored (None when there is none), with the request's pending rate count
-        in the same round trip; with `events_after`, also the events after that seq."""
+        in the same round trip; with `events_after`, also the events after that seq; with
+        `also`, that group of reads too (its replies in `Loaded.also`)."""
         key = _key(match_id, "match")
         reads: list[tuple] = [("HMGET", key, "v", "n", "data")]
         if events_after is not None:
@@ -263,11 +272,19 @@ class Store:
                 ("HGET", key, "z"),
             ]
         pending = self.rates.take_pending()
-        if pending is None:
+        extra = [] if also is None else [also]
+        if pending is None and also is None:
             (replies,) = self._exchange([(key, reads)], retry=True)
             return _loaded(replies, events_after)
-        *counted, replies = self._exchange([*self.rates.groups(pending), (key, reads)], retry=True)
+        counts = [] if pending is None else self.rates.groups(pending)
+        *counted, replies = self._exchange([*counts, *extra, (key, reads)], retry=True)
         loaded = _loaded(replies, events_after)
+        if also is not None:
+            also_replies = counted.pop()
+            if loaded is not None:
+                loaded.also = also_replies
+        if pending is None:
+            return loaded
         self.rates.settle(pending, [int(c[0]) for c in counted], loaded.record if loaded else None)
         return loaded
 

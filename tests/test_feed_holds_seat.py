@@ -74,7 +74,7 @@ def test_a_long_poll_woken_after_its_seat_changed_hands_answers_up_to_the_leave(
     after = api.events(match_id)["events"][-1]["seq"]
     # The long-poll's request authenticated the token and found no event after `after`...
     loaded = svc.load(match_id, events_after=after)
-    holder = Holder.of(loaded, leaver["token"])
+    holder = Holder.of(svc.repo, loaded, leaver["token"])
     assert holder.seat == 1 and loaded.events_after == []
     # ...then, before its wait began, the seat was left, taken again and the match dealt.
     api.c.post(f"/v1/matches/{match_id}/leave", headers=auth(leaver["token"]))

@@ -8,6 +8,7 @@ from flask.views import MethodView
 from service import examples
 from service.extensions import Blueprint, declare_errors
 from service.lobby import Lobby
+from service.resources.auth import current_caller
 from service.resources.lobby.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
@@ -57,5 +58,10 @@ class Quick(MethodView):
         "Fair deals").
         """
         return lobby().quick(
-            body["game"], body["options"], body.get("name"), body.get("players"), body.get("client_seed")
+            body["game"],
+            body["options"],
+            body.get("name"),
+            body.get("players"),
+            body.get("client_seed"),
+            current_caller(),
         )

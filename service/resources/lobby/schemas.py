@@ -95,8 +95,9 @@ class QuickPlayedSchema(Schema):
     id = ma.fields.String(required=True)
     seat = ma.fields.Integer(required=True)
     token = ma.fields.String(
-        required=True, metadata={"description": "bearer token of your seat; shown only once"}
+        metadata={"description": "bearer token of your seat; shown only once; none with a player token"}
     )
+    player = ma.fields.String(metadata={"description": "with a player token: its player (external id)"})
     version = ma.fields.Integer(required=True)
     created = ma.fields.Boolean(
         required=True, metadata={"description": "true: no match had a seat, this one is new and you host it"}

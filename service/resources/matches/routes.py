@@ -17,7 +17,7 @@ from service.extensions import Blueprint, bearer_token, declare_errors
 from service.following import Holder
 from service.match import MATCH_ID_PATTERN
 from service.matches import MatchService
-from service.quotas import owner_of_address
+from service.resources.auth import current_caller
 from service.resources.matches import links
 from service.resources.matches.feed_schemas import (
     EventsQuerySchema,
@@ -140,7 +140,7 @@ class Matches(MethodView):
         dealt from it (docs/api.md, "Fair deals"). 403 when `deck` is sent and the server does
         not allow stacked decks.
         """
-        return service().create(body, owner_of_address(request.remote_addr))
+        return service().create(body, current_caller())
 
 
 @blp.route("/<match_id:match_id>")
@@ -157,8 +157,9 @@ class MatchView(MethodView):
         `"<version>"` for the public view and `"<version>-<seat>"` for a seat's.
         """
         svc = service()
-        match = svc.load(match_id)
-        seat = svc.authenticate(match, bearer_token(), required=False)
+        token = bearer_token()
+        match = svc.load(match_id, token=token)
+        seat = svc.authenticate(match, token, required=False)
         return json_response(svc.view(match, seat), match.version)
 
 
@@ -178,7 +179,7 @@ class Join(MethodView):
         seat's seed for the deal: read the match's `server_seed_hash` before you send it
         (docs/api.md, "Fair deals").
         """
-        return service().join(match_id, body.get("name"), body.get("client_seed"))
+        return service().join(match_id, body.get("name"), body.get("client_seed"), current_caller())
 
 
 # A version as If-Match carries it: "17", 17, W/"17", or a seat view's ETag "17-2" (the part
@@ -310,8 +311,9 @@ class Events(MethodView):
         own hand (none to spectators). The answer's `version` is the match's, for an `If-Match`.
         """
         svc = service()
-        match = svc.load(match_id, events_after=query["after"])
-        holder = Holder.of(match, bearer_token())
+        token = bearer_token()
+        match = svc.load(match_id, events_after=query["after"], token=token)
+        holder = Holder.of(svc.repo, match, token)
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
         events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
@@ -334,7 +336,8 @@ class Stream(MethodView):
         default) and EventSource reconnects with `Last-Event-ID` by itself.
         """
         svc = service()
-        holder = Holder.of(svc.load(match_id), bearer_token())
+        token = bearer_token()
+        holder = Holder.of(svc.repo, svc.load(match_id, token=token), token)
         resume = headers.get("last_event_id", query["after"])
 
         # Registered before the answer starts, so an unreachable Redis is still a JSON 503;

@@ -29,6 +29,8 @@ CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata=
 # Event seq numbers and versions a client may send back (events `after`, Last-Event-ID).
 MAX_SEQ = 2**31 - 1
 NAME_LENGTH = 40
+# An app's own id of a player (`PUT /v1/players/{external_id}`).
+PLAYER_ID_LENGTH = 128
 # Bounds of what a game option or an action field may hold at all; each game's own, tighter
 # ones are in /v1/games and checked by the engine.
 OPTION_INT = 10**9
@@ -57,8 +59,16 @@ def _check_name(value: str) -> None:
         raise ma.ValidationError("a name must hold more than spaces")
 
 
-def name_field() -> ma.fields.String:
+def player_field(description: str) -> ma.fields.String:
     return ma.fields.String(
+        validate=ma.validate.Length(min=1, max=PLAYER_ID_LENGTH),
+        metadata={"description": f"{description} (1–{PLAYER_ID_LENGTH} characters)"},
+    )
+
+
+def name_field(required: bool = False) -> ma.fields.String:
+    return ma.fields.String(
+        required=required,
         validate=[ma.validate.Length(min=1, max=NAME_LENGTH), _check_name],
         metadata={
             "description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters",
@@ -162,10 +172,19 @@ class SeatInSchema(Schema):
     kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
     name = name_field()
     level = ma.fields.String(validate=ma.validate.OneOf(BOT_LEVELS))
+    player = player_field(
+        "with the app's key: the seat is bound to this player of the app (PUT /v1/players/{external_id});"
+        " no seat token is answered for it, the player's token acts in it"
+    )
 
     @classmethod
     def json_schema_extra(cls) -> dict:
         return {"if": {"required": ["level"]}, "then": {"properties": {"kind": {"const": "bot"}}}}
+
+    @ma.validates_schema
+    def _player_only_for_humans(self, data, **kwargs):
+        if "player" in data and data["kind"] != "human":
+            raise ma.ValidationError("only a human seat is bound to a player", "player")
 
     @ma.validates_schema
     def _level_only_for_bots(self, data, **kwargs):
@@ -227,6 +246,7 @@ class SeatOutSchema(Schema):
     seat = ma.fields.Integer(required=True)
     kind = ma.fields.String(required=True)
     token = ma.fields.String(metadata={"description": "bearer token of a human seat; shown only once"})
+    player = ma.fields.String(metadata={"description": "the player (external id) the seat is bound to"})
 
 
 class CreatedSchema(Schema):
@@ -248,7 +268,14 @@ class JoinedSchema(Schema):
     """The seat taken, its token (shown only once) and the match version."""
 
     seat = ma.fields.Integer(required=True)
-    token = ma.fields.String(required=True)
+    token = ma.fields.String(
+        metadata={
+            "description": "the seat's token, shown only once; none for a seat bound to the calling player"
+        }
+    )
+    player = ma.fields.String(
+        metadata={"description": "joined with a player token: its player (external id)"}
+    )
     version = ma.fields.Integer(required=True)
 
 

@@ -1,0 +1,182 @@
+"""Players: one identity across matches for an app's users (docs/integrating.md).
+
+An app's backend makes a player with `PUT /v1/players/{external_id}` (its own user id) and
+hands the answered player token to its client. A token reads `ctp_<player id>.<secret>`: the
+player id finds the player in one read. A player holds up to MAX_TOKENS live tokens, one per
+device (each PUT issues one more); rotating drops them all for one new token.
+
+Keys, each in a Redis Cluster slot of its own player or app:
+
+- `ct:{pl:<id>}`: the player (app, external id, name, metadata, token hashes);
+- `ct:{pl:<id>}:live` and `:done`: the matches it sits in, scored by when it sat down, live
+  ones until the player's list finds them over (`Players.settle`), as quotas do;
+- `ct:{app:<app>}:players`: the app's external ids → player ids.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from service import errors
+from service.match import hash_token
+
+TOKEN_PREFIX = "ctp_"
+_TOKEN = re.compile(r"ctp_([0-9a-f]{16})\.[A-Za-z0-9_-]{32}")
+MAX_TOKENS = 20  # live tokens a player holds at once; the oldest goes first
+MAX_METADATA = 1024  # bytes of a player's metadata as JSON
+
+
+@dataclass
+class Player:
+    id: str
+    app: str
+    external: str
+    name: str
+    created: float
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "player": self.external,
+            "name": self.name,
+            "metadata": self.metadata,
+            "created": self.created,
+        }
+
+
+def player_key(player_id: str) -> str:
+    return f"ct:{{pl:{player_id}}}"
+
+
+def directory_key(app_id: str) -> str:
+    return f"ct:{{app:{app_id}}}:players"
+
+
+def is_player_token(token: str) -> bool:
+    return token.startswith(TOKEN_PREFIX)
+
+
+def player_of_token(token: str) -> str | None:
+    """The player id a token names (not yet checked against the player)."""
+    found = _TOKEN.fullmatch(token)
+    return found.group(1) if found else None
+
+
+def _new_token(player_id: str) -> str:
+    return f"{TOKEN_PREFIX}{player_id}.{secrets.token_urlsafe(24)}"
+
+
+def holds(stored_tokens: bytes | str | None, token: str) -> bool:
+    """Whether `token` is one of a player's live tokens (`stored_tokens`: the field as read)."""
+    if not stored_tokens:
+        return False
+    digest = hash_token(token)
+    found = False
+    for known in json.loads(stored_tokens):
+        # Every token is compared, so timing says nothing about which one matched.
+        found |= hmac.compare_digest(known, digest)
+    return found
+
+
+class Players:
+    """The players of every app, on the match state's Redis."""
+
+    def __init__(self, client: Any):
+        self.client = client
+
+    def find(self, app_id: str, external: str) -> Player | None:
+        player_id = self.client.hget(directory_key(app_id), external)
+        return self.get(player_id.decode()) if player_id else None
+
+    def get(self, player_id: str) -> Player | None:
+        raw = self.client.hget(player_key(player_id), "player")
+        return Player(**json.loads(raw)) if raw else None
+
+    def put(
+        self, app_id: str, external: str, name: str, metadata: dict[str, Any] | None
+    ) -> tuple[Player, str]:
+        """Create the player, or update its name and metadata; a new token for it either way."""
+        player = self.find(app_id, external)
+        if player is None:
+            candidate = secrets.token_hex(8)
+            # Two creations at once: the first to write the directory wins, the other updates it.
+            if self.client.hsetnx(directory_key(app_id), external, candidate):
+                player = Player(candidate, app_id, external, name, round(time.time(), 3))
+            else:
+                player = self.find(app_id, external)
+                assert player is not None
+        player.name = name
+        if metadata is not None:
+            player.metadata = metadata
+        token = _new_token(player.id)
+        self._save(player, self._tokens(player.id)[-(MAX_TOKENS - 1) :] + [hash_token(token)])
+        return player, token
+
+    def rotate(self, player: Player) -> str:
+        """One new token; every other token of the player stops working."""
+        token = _new_token(player.id)
+        self._save(player, [hash_token(token)])
+        return token
+
+    def _tokens(self, player_id: str) -> list[str]:
+        raw = self.tokens_of(player_id)
+        return json.loads(raw) if raw else []
+
+    def tokens_of(self, player_id: str) -> bytes | None:
+        """The player's live token hashes as stored (for `holds`)."""
+        return self.client.hget(player_key(player_id), "tokens")
+
+    def _save(self, player: Player, tokens: list[str]) -> None:
+        fields = {"player": json.dumps(player.__dict__), "tokens": json.dumps(tokens)}
+        self.client.hset(player_key(player.id), mapping=fields)
+
+    def authenticate(self, token: str) -> Player:
+        """The player a token belongs to, or 401 (its app's revocation included: the caller checks)."""
+        player_id = player_of_token(token)
+        if player_id is not None:
+            raw, tokens = self.client.hmget(player_key(player_id), "player", "tokens")
+            if raw and holds(tokens, token):
+                return Player(**json.loads(raw))
+        raise errors.InvalidToken("this player token is not valid (rotated, erased or never issued)")
+
+    # --- the player's matches ---------------------------------------------------------------
+    def sat_down(self, player_id: str, match_id: str) -> None:
+        self.client.zadd(f"{player_key(player_id)}:live", {match_id: time.time()})
+
+    def matches(self, player_id: str, part: str, after: tuple[float, str] | None, count: int) -> list:
+        """(match id, score) of the player's `live` or `done` matches, newest first, after
+        the cursor's (score, id)."""
+        key = f"{player_key(player_id)}:{part}"
+        top = "+inf" if after is None else after[0]
+        rows = self.client.zrevrangebyscore(key, top, "-inf", start=0, num=count + 50, withscores=True)
+        out = []
+        for member, score in rows:
+            match_id = member.decode()
+            if after is not None and (score, match_id) >= after:
+                continue
+            out.append((match_id, score))
+            if len(out) == count:
+                break
+        return out
+
+    def settle(self, player_id: str, match_id: str, score: float) -> None:
+        """Move a match the player's list found over to its done part."""
+        key = player_key(player_id)
+        with self.client.pipeline(transaction=True) as p:
+            p.zrem(f"{key}:live", match_id)
+            p.zadd(f"{key}:done", {match_id: score})
+            p.execute()
+
+    def forget_match(self, player_id: str, match_id: str) -> None:
+        """A match that is gone (expired) leaves the player's lists."""
+        key = player_key(player_id)
+        with self.client.pipeline(transaction=False) as p:
+            p.zrem(f"{key}:live", match_id)
+            p.zrem(f"{key}:done", match_id)
+            p.execute()

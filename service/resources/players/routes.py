@@ -1,0 +1,125 @@
+"""Players of an app and the calling player (`me`): docs/integrating.md."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+
+from service import errors, examples
+from service.extensions import Blueprint, declare_errors
+from service.my_matches import my_matches
+from service.players import Player
+from service.resources.auth import current_caller
+from service.resources.players.schemas import (
+    AppPlayerSchema,
+    MeSchema,
+    MyMatchesQuerySchema,
+    MyMatchesSchema,
+    PlayerTokenSchema,
+    PutPlayerSchema,
+)
+
+blp = Blueprint("players", __name__, url_prefix="/v1", description="Players of an app; the calling player")
+
+APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
+PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
+# External ids: what an app calls its users, 1-128 characters of one path segment.
+EXTERNAL_ID_LENGTH = 128
+
+
+def _service():
+    return current_app.extensions["cardtable"]
+
+
+def _player_of_app(external_id: str) -> tuple[Player | None, str]:
+    """The app key's player with this external id (None if there is none) and the app's id."""
+    if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
+        raise errors.NotFound(f"no player {external_id!r}")
+    app = current_caller().require_app()
+    return _service().store.players.find(app.id, external_id), app.id
+
+
+def _existing(external_id: str) -> Player:
+    player, _ = _player_of_app(external_id)
+    if player is None:
+        # Another app's player answers the same: an app sees only its own (never a 403).
+        raise errors.NotFound(f"no player {external_id!r} in this app")
+    return player
+
+
+@blp.route("/players/<external_id>")
+class PlayerResource(MethodView):
+    @blp.arguments(PutPlayerSchema(), example=examples.PUT_PLAYER)
+    @blp.response(200, PlayerTokenSchema, example=examples.PLAYER_TOKEN)
+    @declare_errors(blp, 400, 401, 404, 413, 422, 429, 503)
+    @blp.doc(operationId="putPlayer", security=APP_KEY)
+    def put(self, body, external_id):
+        """Create or update a player of your app; answers a new player token for it
+
+        `external_id` is your own id of the user (1-128 characters). Each call issues one more
+        token (a player holds up to 20 at once, one a device); hand it to that client. Your
+        app key only.
+        """
+        if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
+            raise errors.InvalidRequest("external_id is 1-128 characters", {"external_id": ["bad length"]})
+        app = current_caller().require_app()
+        player, token = _service().store.players.put(app.id, external_id, body["name"], body.get("metadata"))
+        return {"player": player.external, "name": player.name, "token": token}
+
+    @blp.response(200, AppPlayerSchema, example=examples.PLAYER)
+    @declare_errors(blp, 401, 404, 429, 503)
+    @blp.doc(operationId="getPlayer", security=APP_KEY)
+    def get(self, external_id):
+        """A player of your app, with its ratings
+
+        Your app key only; a player of another app answers 404 like one that never was.
+        `ratings` holds a rating per game once a rated match of it has ended.
+        """
+        return {**_existing(external_id).public(), "ratings": {}}
+
+
+@blp.route("/players/<external_id>/token")
+class PlayerTokenResource(MethodView):
+    @blp.response(200, PlayerTokenSchema, example=examples.PLAYER_TOKEN)
+    @declare_errors(blp, 401, 404, 429, 503)
+    @blp.doc(operationId="rotatePlayerToken", security=APP_KEY)
+    def post(self, external_id):
+        """Rotate a player's tokens: one new token, every older one answers 401 from now on
+
+        For a lost or stolen device: hand the new token to the player's current client. The
+        player keeps its seats; its matches answer to the new token at once.
+        """
+        player = _existing(external_id)
+        token = _service().store.players.rotate(player)
+        return {"player": player.external, "name": player.name, "token": token}
+
+
+@blp.route("/me")
+class Me(MethodView):
+    @blp.response(200, MeSchema, example=examples.ME)
+    @declare_errors(blp, 401, 429, 503)
+    @blp.doc(operationId="getMe", security=PLAYER_TOKEN)
+    def get(self):
+        """The calling player (a player token)
+
+        Its external id (your app's own id of the user), display name, app and metadata: what
+        a client shows after it was handed its token.
+        """
+        player = current_caller().require_player()
+        return {**player.public(), "app": player.app}
+
+
+@blp.route("/me/matches")
+class MyMatches(MethodView):
+    @blp.arguments(MyMatchesQuerySchema(), location="query")
+    @blp.response(200, MyMatchesSchema, example=examples.MY_MATCHES)
+    @declare_errors(blp, 401, 422, 429, 503)
+    @blp.doc(operationId="listMyMatches", security=PLAYER_TOKEN)
+    def get(self, query):
+        """The calling player's matches: live ones first, newest first
+
+        Each with the player's seat, `your_turn`, the turn's `deadline` when a clock runs and
+        when it last changed: all an app needs to show a player's games again on a new phone.
+        """
+        player = current_caller().require_player()
+        return my_matches(_service().repo, player, query.get("status"), query["limit"], query.get("cursor"))

@@ -1,0 +1,97 @@
+"""Schemas of players and `me` (docs/integrating.md)."""
+
+import json
+
+import marshmallow as ma
+
+from service.extensions import Schema
+from service.players import MAX_METADATA
+from service.resources.matches.schemas import name_field
+
+MATCH_STATUSES = ["waiting", "active", "round_over", "finished", "aborted"]
+
+
+def _small(value: dict) -> None:
+    if len(json.dumps(value)) > MAX_METADATA:
+        raise ma.ValidationError(f"at most {MAX_METADATA} bytes as JSON")
+
+
+class PutPlayerSchema(Schema):
+    """A player as the app's backend makes or updates it."""
+
+    name = name_field(required=True)
+    metadata = ma.fields.Dict(
+        keys=ma.fields.String(validate=ma.validate.Length(max=64)),
+        validate=_small,
+        metadata={"description": f"the app's own data on the player (at most {MAX_METADATA} bytes as JSON)"},
+    )
+
+
+class AppPlayerSchema(Schema):
+    """A player of the app: its external id, display name and metadata."""
+
+    player = ma.fields.String(required=True, metadata={"description": "the app's own id of the player"})
+    name = ma.fields.String(required=True)
+    metadata = ma.fields.Dict(required=True)
+    created = ma.fields.Float(required=True, metadata={"description": "Unix time the player was made"})
+    ratings = ma.fields.Dict(
+        required=True, metadata={"description": "rating per game of rated matches (empty until one ends)"}
+    )
+
+
+class PlayerTokenSchema(Schema):
+    """A player token: the app's backend hands it to its client (shown only once)."""
+
+    player = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    token = ma.fields.String(
+        required=True,
+        metadata={"description": "Authorization: Bearer <token> acts as the player; shown once"},
+    )
+
+
+class MeSchema(Schema):
+    """The calling player."""
+
+    player = ma.fields.String(required=True, metadata={"description": "the app's own id of the player"})
+    name = ma.fields.String(required=True)
+    app = ma.fields.String(required=True, metadata={"description": "the app the player belongs to"})
+    metadata = ma.fields.Dict(required=True)
+    created = ma.fields.Float(required=True, metadata={"description": "Unix time the player was made"})
+
+
+class MyMatchesQuerySchema(Schema):
+    """Which of the player's matches, and which page."""
+
+    status = ma.fields.String(validate=ma.validate.OneOf(MATCH_STATUSES))
+    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=50))
+    cursor = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=200),
+        metadata={"description": "`next` of the previous page", "pattern": "^[A-Za-z0-9_-]+$"},
+    )
+
+
+class MyMatchSchema(Schema):
+    """One of the player's matches."""
+
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, validate=ma.validate.OneOf(MATCH_STATUSES))
+    seat = ma.fields.Integer(required=True, metadata={"description": "the player's seat"})
+    your_turn = ma.fields.Boolean(
+        required=True, metadata={"description": "the match waits for the player (a move, or the next round)"}
+    )
+    deadline = ma.fields.Float(
+        required=True, allow_none=True, metadata={"description": "Unix time the player's turn clock runs out"}
+    )
+    version = ma.fields.Integer(required=True)
+    updated = ma.fields.Float(required=True, metadata={"description": "Unix time of the match's last change"})
+
+
+class MyMatchesSchema(Schema):
+    """A page of the player's matches: live ones first, newest first."""
+
+    matches = ma.fields.List(ma.fields.Nested(MyMatchSchema), required=True)
+    next = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "cursor of the next page; null on the last"}
+    )

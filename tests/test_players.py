@@ -1,0 +1,202 @@
+"""Apps and players (docs/integrating.md): keys, player tokens, seats bound to players, a
+player's matches on a second phone, quotas of an app, and one app never seeing another's."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.app import create_app
+from service.config import Config
+from tests.api_helpers import auth, playable
+
+PLAYER_SEATS = [{"kind": "human", "player": "ana"}, {"kind": "human", "player": "bo"}]
+
+
+@pytest.fixture
+def svc(app):
+    return app.extensions["cardtable"]
+
+
+def new_app(svc, **quotas) -> str:
+    _, key = svc.store.apps.create("test app", **quotas)
+    return key
+
+
+def put_player(client, key: str, external: str, name: str | None = None) -> str:
+    r = client.put(f"/v1/players/{external}", json={"name": name or external.title()}, headers=auth(key))
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["player"] == external
+    return r.get_json()["token"]
+
+
+def test_an_app_key_makes_players_whose_tokens_say_who_they_are(client, svc):
+    key = new_app(svc)
+    token = put_player(client, key, "user-4711", "Ana")
+    assert token.startswith("ctp_")
+    me = client.get("/v1/me", headers=auth(token)).get_json()
+    assert me["player"] == "user-4711" and me["name"] == "Ana"
+    shown = client.get("/v1/players/user-4711", headers=auth(key)).get_json()
+    assert shown["name"] == "Ana" and shown["ratings"] == {}
+    # Updating the name keeps the player; the earlier token still works (one per device).
+    again = put_player(client, key, "user-4711", "Ana B.")
+    assert client.get("/v1/me", headers=auth(token)).get_json()["name"] == "Ana B."
+    assert client.get("/v1/me", headers=auth(again)).status_code == 200
+
+
+def test_a_player_bound_seat_is_played_with_the_player_token(client, svc):
+    key = new_app(svc)
+    tokens = {p: put_player(client, key, p) for p in ("ana", "bo")}
+    created = client.post("/v1/matches", json={"game": "zhol", "seats": PLAYER_SEATS}, headers=auth(key))
+    assert created.status_code == 201, created.get_json()
+    body = created.get_json()
+    # No seat token for a bound seat: the player's token acts in it.
+    assert [s.get("player") for s in body["seats"]] == ["ana", "bo"]
+    assert all("token" not in s for s in body["seats"])
+    match_id = body["id"]
+    view = client.get(f"/v1/matches/{match_id}", headers=auth(tokens["ana"])).get_json()
+    assert view["you"] == 0 and view["hand"]
+    seat = view["turn"]["seat"]
+    mover = tokens["ana" if seat == 0 else "bo"]
+    moved = client.post(
+        f"/v1/matches/{match_id}/actions",
+        json=playable(client.get(f"/v1/matches/{match_id}", headers=auth(mover)).get_json())[0],
+        headers=auth(mover),
+    )
+    assert moved.status_code == 200, moved.get_json()
+    # Another app's player token holds no seat here.
+    other = put_player(client, new_app(svc), "ana")
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(other)).status_code == 401
+
+
+def test_a_second_phone_gets_every_match_back_after_a_rotate(client, svc):
+    key = new_app(svc)
+    first_phone = put_player(client, key, "cleo")
+    ids = []
+    for _ in range(3):
+        seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+        r = client.post(
+            "/v1/matches", json={"game": "three-thirteen", "seats": seats}, headers=auth(first_phone)
+        )
+        assert r.status_code == 201, r.get_json()
+        assert r.get_json()["seats"][0] == {"seat": 0, "kind": "human", "player": "cleo"}
+        ids.append(r.get_json()["id"])
+    rotated = client.post("/v1/players/cleo/token", headers=auth(key))
+    assert rotated.status_code == 200
+    second_phone = rotated.get_json()["token"]
+    assert client.get("/v1/me", headers=auth(first_phone)).status_code == 401
+    assert client.get(f"/v1/matches/{ids[0]}", headers=auth(first_phone)).status_code == 401
+    listed = client.get("/v1/me/matches?limit=2", headers=auth(second_phone)).get_json()
+    page2 = client.get(
+        f"/v1/me/matches?limit=2&cursor={listed['next']}", headers=auth(second_phone)
+    ).get_json()
+    found = [m["id"] for m in listed["matches"] + page2["matches"]]
+    assert sorted(found) == sorted(ids) and page2["next"] is None
+    # Newest first, and each says whether the match waits for the player.
+    assert found == list(reversed(ids))
+    for m in listed["matches"] + page2["matches"]:
+        view = client.get(f"/v1/matches/{m['id']}", headers=auth(second_phone)).get_json()
+        assert m["seat"] == 0 and m["your_turn"] == (view["turn"]["seat"] == 0)
+
+
+def test_finished_matches_are_listed_after_the_live_ones(client, svc):
+    key = new_app(svc)
+    token = put_player(client, key, "dee")
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    over = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(token)).get_json()[
+        "id"
+    ]
+    live = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(token)).get_json()[
+        "id"
+    ]
+    assert (
+        client.post(f"/v1/matches/{over}/actions", json={"type": "resign"}, headers=auth(token)).status_code
+        == 200
+    )
+    newest_first = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(token)
+    ).get_json()["id"]
+    listed = client.get("/v1/me/matches", headers=auth(token)).get_json()["matches"]
+    assert [m["id"] for m in listed] == [newest_first, live, over]
+    assert listed[-1]["status"] == "finished" and listed[-1]["your_turn"] is False
+    only_over = client.get("/v1/me/matches?status=finished", headers=auth(token)).get_json()["matches"]
+    assert [m["id"] for m in only_over] == [over]
+
+
+def test_joining_with_a_player_token_binds_the_seat(client, svc):
+    key = new_app(svc)
+    host, guest = put_player(client, key, "eve"), put_player(client, key, "fay")
+    seats = [{"kind": "human"}, {"kind": "open"}]
+    match_id = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(host)
+    ).get_json()["id"]
+    joined = client.post(f"/v1/matches/{match_id}/join", json={}, headers=auth(guest)).get_json()
+    assert joined == {"seat": 1, "player": "fay", "version": joined["version"]}
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(guest)).get_json()["you"] == 1
+    # A player sits once in a match.
+    seats3 = [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]
+    three = client.post("/v1/matches", json={"game": "three-thirteen", "seats": seats3}, headers=auth(host)).get_json()[
+        "id"
+    ]
+    assert client.post(f"/v1/matches/{three}/join", json={}, headers=auth(host)).status_code == 409
+
+
+def test_binding_a_seat_to_a_player_needs_the_app_key_and_a_known_player(client, svc):
+    key = new_app(svc)
+    put_player(client, key, "gil")
+    anonymous = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": [{"kind": "human", "player": "gil"}, {"kind": "bot"}]}
+    )
+    assert anonymous.status_code == 403
+    unknown = client.post(
+        "/v1/matches",
+        json={"game": "zhol", "seats": [{"kind": "human", "player": "nobody"}, {"kind": "bot"}]},
+        headers=auth(key),
+    )
+    assert unknown.status_code == 422 and unknown.get_json()["error"] == "validation_error"
+    twice = client.post(
+        "/v1/matches",
+        json={"game": "zhol", "seats": [{"kind": "human", "player": "gil"}] * 2},
+        headers=auth(key),
+    )
+    assert twice.status_code == 422
+
+
+def test_one_app_never_sees_another_apps_players(client, svc):
+    mine, theirs = new_app(svc), new_app(svc)
+    put_player(client, theirs, "hal")
+    assert client.get("/v1/players/hal", headers=auth(mine)).status_code == 404
+    assert client.post("/v1/players/hal/token", headers=auth(mine)).status_code == 404
+    # The same external id in another app is another player.
+    put_player(client, mine, "hal", "Mine")
+    assert client.get("/v1/players/hal", headers=auth(theirs)).get_json()["name"] == "Hal"
+
+
+def test_bad_keys_and_tokens_answer_401(client, svc):
+    for token in ("ctk_000000000000.nope", "ctp_0000000000000000.nope", "ctk_garbage"):
+        assert client.get("/v1/players/x", headers=auth(token)).status_code == 401
+        assert client.get("/v1/me", headers=auth(token)).status_code == 401
+    key = new_app(svc)
+    player = put_player(client, key, "ivy")
+    assert client.get("/v1/me", headers=auth(key)).status_code == 401  # an app key is not a player
+    assert client.get("/v1/players/ivy", headers=auth(player)).status_code == 401  # nor the other way
+    app_id = key[4:16]
+    svc.store.apps.revoke(app_id)
+    assert client.get("/v1/players/ivy", headers=auth(key)).status_code == 401
+    assert client.get("/v1/me", headers=auth(player)).status_code == 401
+
+
+def test_an_apps_live_match_quotas_refuse_at_their_edge(config, svc):
+    app = create_app(Config(**{**config.__dict__, "ANONYMOUS_BOT_MATCHES": 0})).test_client()
+    key = new_app(svc, matches=3, bot_matches=1)
+    bots = {"game": "zhol", "seats": [{"kind": "bot"}, {"kind": "bot"}]}
+    assert app.post("/v1/matches", json=bots, headers=auth(key)).status_code == 201
+    refused = app.post("/v1/matches", json=bots, headers=auth(key))
+    assert refused.status_code == 429 and refused.get_json()["quota"] == "bot_matches"
+    assert refused.headers["Retry-After"]
+    humans = {"game": "zhol", "seats": [{"kind": "human"}, {"kind": "open"}]}
+    assert app.post("/v1/matches", json=humans, headers=auth(key)).status_code == 201
+    assert app.post("/v1/matches", json=humans, headers=auth(key)).status_code == 201
+    over = app.post("/v1/matches", json=humans, headers=auth(key))
+    assert over.status_code == 429 and over.get_json()["quota"] == "matches"
+    # The anonymous limit is not the app's: without the key, bot-only matches are refused here.
+    assert app.post("/v1/matches", json=bots).get_json()["quota"] == "bot_matches"
