@@ -134,9 +134,9 @@ def test_joining_with_a_player_token_binds_the_seat(client, svc):
     assert client.get(f"/v1/matches/{match_id}", headers=auth(guest)).get_json()["you"] == 1
     # A player sits once in a match.
     seats3 = [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}]
-    three = client.post("/v1/matches", json={"game": "three-thirteen", "seats": seats3}, headers=auth(host)).get_json()[
-        "id"
-    ]
+    three = client.post(
+        "/v1/matches", json={"game": "three-thirteen", "seats": seats3}, headers=auth(host)
+    ).get_json()["id"]
     assert client.post(f"/v1/matches/{three}/join", json={}, headers=auth(host)).status_code == 409
 
 
