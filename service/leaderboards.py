@@ -26,6 +26,7 @@ import math
 import re
 from typing import Any
 
+import orjson
 import redis
 from redis.cluster import RedisCluster
 
@@ -136,7 +137,7 @@ class Leaderboards:
             raise ValueError(f"rating {rating!r} is not a number a board can sort")
         if {"rank", "rating"} & set(display):
             raise ValueError("a page gives rank and rating itself")
-        shown = json.dumps(display, separators=(",", ":"), ensure_ascii=False)
+        shown = orjson.dumps(display)
         self._record(keys=board_keys(app_id, game), args=[player_id, repr(float(rating)), shown])
 
     def page(self, app_id: str, game: str, limit: int, cursor: str | None = None) -> dict[str, Any]:
@@ -155,7 +156,8 @@ class Leaderboards:
         start, rows, shown = self._page(keys=board_keys(app_id, game), args=[limit + 1, after, after_id])
         ids, ratings = [_text(m) for m in rows[0::2]], [float(r) for r in rows[1::2]]
         players = [
-            {"rank": start + i + 1, **(json.loads(shown[i]) if shown[i] else {}), "rating": ratings[i]}
+            # orjson: a tenth of json's time, which was half a page of 100 (bench/leaderboard.py)
+            {"rank": start + i + 1, **(orjson.loads(shown[i]) if shown[i] else {}), "rating": ratings[i]}
             for i in range(min(limit, len(ids)))
         ]
         more = len(ids) > limit
