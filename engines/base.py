@@ -378,6 +378,24 @@ class Game:
     def _timeout(self, state: State, seat: int) -> list[Event]:
         raise MatchNotActive(f"{self.name} has no turn clock")
 
+    # --- the end of a match: what ratings are computed from (service/ratings.py) ----------
+    def standings(self, state: State) -> list[int]:
+        """Each seat's place in the finished match (MatchNotActive before): the winners share 0,
+        the others follow by `standing_key`, a place counting the seats ahead (0, 1, 1, 3)."""
+        if state["status"] != "finished":
+            raise MatchNotActive("a match has standings only once it is finished")
+        won = state["winners"]
+        keys = [(0,) if s in won else (1, *self.standing_key(state, s)) for s in range(len(state["hands"]))]
+        return [sum(k < key for k in keys) for key in keys]
+
+    def standing_key(self, state: State, seat: int) -> tuple[Any, ...]:
+        """The order of the seats that did not win, lower first (here: the resigned last)."""
+        return (state["resigned"][seat],)
+
+    def teams(self, num_seats: int, options: dict[str, Any]) -> list[list[int]] | None:
+        """The seats that win or lose together (Spades' partnerships); None: every seat alone."""
+        return None
+
     # --- views: the envelope is built here, a game supplies its parts ----------------
     def view(self, state: State, seat: int | None) -> View:
         """What `seat` (None: a spectator) may see: the game part of the view (docs/api.md,

@@ -267,6 +267,14 @@ class SpadesGame(Game):
             "scores": view.scores(state),
         }
 
+    # --- the end of the match (engines/base.py, `standings`) ------------------------------
+    def standing_key(self, state: State, seat: int) -> tuple[Any, ...]:
+        # A partnership wins or loses whole: the losing partners share a place, resigned or not.
+        return ()
+
+    def teams(self, num_seats: int, options: dict[str, Any]) -> list[list[int]]:
+        return [[s for s in range(NUM_SEATS) if team_of(s) == team] for team in (0, 1)]
+
     # --- views (the parts engines/base.py's envelope asks for) ---------------------------
     player_view = staticmethod(view.player)
 

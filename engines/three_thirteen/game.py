@@ -434,6 +434,10 @@ class ThreeThirteenGame(Game):
             "scores": view.scores(state),
         }
 
+    def standing_key(self, state: State, seat: int) -> tuple[Any, ...]:
+        # The lowest total is best; resigned seats rank last whatever their total.
+        return (state["resigned"][seat], state["scores"][seat])
+
     # --- views: the envelope is engines/base.py's, the parts engines/three_thirteen/view.py's ---
     player_view = staticmethod(view.player)
 

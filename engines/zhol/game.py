@@ -151,6 +151,10 @@ class ZholGame(Game):
     def all_cards(self, state: State) -> list[str]:
         return [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["discard"]]
 
+    def standing_key(self, state: State, seat: int) -> tuple[Any, ...]:
+        # The most crowns are best; resigned seats rank last whatever crowns they had won.
+        return (state["resigned"][seat], -state["crowns"][seat])
+
     # --- views: the envelope is engines/base.py's, the parts engines/zhol/view.py's ---------
     player_view = staticmethod(view.player)
     table_view = staticmethod(view.table)

@@ -131,6 +131,10 @@ class HighCardGame(Game):
         state.update(status="finished", winners=winners, turn=None)
         return {"type": "match_over", "winners": winners, "reason": reason, "scores": self.scores(state)}
 
+    def standing_key(self, state: State, seat: int) -> tuple[Any, ...]:
+        # The most points are best; the seat that resigned ranks last.
+        return (state["resigned"][seat], -state["scores"][seat])
+
     # --- the parts of the view (engines/base.py builds the rest) --------------------------
     def scores(self, state: State) -> dict[str, int]:
         return {str(s): v for s, v in enumerate(state["scores"])}
