@@ -171,7 +171,7 @@ def create_app(config: Config | None = None) -> Flask:
 def _document(api: Api) -> None:
     """The parts of the OpenAPI document no blueprint registers."""
     from service.contract import game_components
-    from service.options import HINTS_OPTION
+    from service.options import SERVICE_OPTIONS
     from service.resources.matches.schemas import ACTION_VALUES
 
     api.spec.components.security_scheme(
@@ -196,7 +196,7 @@ def _document(api: Api) -> None:
         },
     )
     # What the action fields and each game's options refer to (service/contract.py).
-    for name, component in {**ACTION_VALUES, **game_components({"hints": HINTS_OPTION})}.items():
+    for name, component in {**ACTION_VALUES, **game_components(SERVICE_OPTIONS)}.items():
         api.spec.components.schema(name, component)
     # flask-smorest registers its pagination schema itself (no call here pages); it is
     # described like every other schema of the document.

@@ -31,6 +31,7 @@ NAMES = [
     "JOIN",
     "JOINED",
     "LEFT",
+    "LEADERBOARD",
     "LOBBY_PAGE",
     "ME",
     "METRICS",

@@ -189,9 +189,10 @@ class Match:
 
 def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
     """A match's options as stored: validated, defaults filled in (quick play compares these)."""
-    # `hints` is the service's option (service/hints.py); the engine validates the rest.
-    own, hints_on = split_options(options)
-    return {**game.validate_options(own, seats), "hints": hints_on}
+    # `hints` and `rated` are the service's options (service/options.py); the engine validates
+    # the rest.
+    own, flags = split_options(options)
+    return {**game.validate_options(own, seats), **flags}
 
 
 def valid_id(match_id: str) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import errors, outbox
+from service import errors, outbox, rated
 from service.config import Config
 from service.jobqueue import Jobs
 from service.match import Match, hash_token, valid_id
@@ -141,6 +141,9 @@ class MatchRepository:
         at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
         job = match.pending_job()
         effects = self._effects(match, new_clock, job, at) if new_clock or job == "bot" else []
+        if record["options"].get("rated"):
+            settled = rated.settle(match, events, self.store.state)
+            effects += [settled] if settled is not None else []
         status = match.status()
         ok = self.store.commit(
             match.id,
@@ -156,13 +159,20 @@ class MatchRepository:
         if ok:
             match.version = version + 1
             match.event_count = before + len(events)
-            if self.queue is not None:
-                # No bot ever moves inside a request: the workers play it.
-                for effect in effects:
-                    outbox.hand_on(self.queue, match.id, effect)
+            for effect in effects:
+                self.hand_on(match.id, effect)
             if status in ("finished", "aborted"):
                 self.store.archive(match.id, match.version)
         return ok
+
+    def hand_on(self, match_id: str, effect: dict[str, Any], bot_delay: float | None = None) -> None:
+        """Give an effect of a commit to whoever acts on it: a rated match's new ratings go to
+        its players and leaderboard now, a bot's turn or a clock to the workers (no bot ever
+        moves inside a request)."""
+        if effect["kind"] == "ratings":
+            rated.apply(effect, self.store.state, self.store.leaderboards)
+        elif self.queue is not None:
+            outbox.hand_on(self.queue, match_id, effect, bot_delay)
 
     def _ttl(self, status: str) -> int:
         if status in ("finished", "aborted"):

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import errors, fair_seeds, membership
+from service import errors, fair_seeds, membership, rated
 from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
@@ -70,15 +70,12 @@ class Seats:
             # Keys the bots' randomness (service/bots.py, bot_rng); never shown to anyone.
             "bot_key": secrets.token_hex(32),
         }
+        rated.check_created(record)
         match = Match(match_id, record)
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
             events += _start(match)
-        held = []
-        if caller is not None:
-            held = membership.take_quotas(
-                self.quotas, self.config, caller, match_id, record, self._live, self._waiting
-            )
+        held = self._take_quotas(caller, match_id, record) if caller is not None else []
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
@@ -90,6 +87,11 @@ class Seats:
         for player_id in bound:
             self.store.players.sat_down(player_id, match_id)
         return _created(match_id, seats, tokens)
+
+    def _take_quotas(self, caller: Caller, match_id: str, record: dict[str, Any]) -> list[str]:
+        return membership.take_quotas(
+            self.quotas, self.config, caller, match_id, record, self._live, self._waiting
+        )
 
     def _live(self, match_id: str) -> bool | None:
         match = self.repo.find(match_id)
@@ -125,6 +127,7 @@ class Seats:
                 raise errors.MatchNotActive(
                     f"this match has been joined {record['joins']} times, its limit; create a new one"
                 )
+            rated.check_joiner(record, player)
             if player is not None and match.seat_of_player(player.id) is not None:
                 raise errors.Conflict("this player already sits in this match")
             seat = next(s for s in record["seats"] if s["kind"] == "open")

@@ -26,6 +26,7 @@ from service.apps import Apps
 from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
 from service.due_index import DUE_KEY, DueIndex
+from service.leaderboards import Leaderboards
 from service.lobby_index import LobbyIndex
 from service.outbox import OUTBOX_KEY, Outbox, member
 from service.players import Players
@@ -160,6 +161,7 @@ class Store:
         self.outbox = Outbox(self.state, client, _key)
         self.apps = Apps(self.state)
         self.players = Players(self.state)
+        self.leaderboards = Leaderboards(self.state)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent

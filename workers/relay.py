@@ -22,7 +22,6 @@ from rq.job import Job
 from service.jobqueue import bot_job_id, clock_job_id
 from service.match import Match
 from service.matches import MatchService
-from service.outbox import hand_on
 from workers.sweeper import rq_queue
 
 log = logging.getLogger("cardtable.relay")
@@ -41,18 +40,17 @@ def relay(svc: MatchService, now: float | None = None) -> int:
         effects = [(raw, e) for raw, e in outbox.effects(match_id) if e["v"] <= newest]
         match = svc.repo.find(match_id)
         for _, effect in effects:
-            if match is not None and _lost(svc, match, effect):
+            if effect["kind"] == "ratings":
+                svc.repo.hand_on(match_id, effect)  # idempotent: applying twice changes nothing
+            elif match is not None and _lost(svc, match, effect):
                 log.warning(
                     "match %s: a %s effect of version %d was never handed on; relayed",
                     match_id,
                     effect["kind"],
                     effect["v"],
                 )
-                hand_on(
-                    rq_queue(svc),
-                    match_id,
-                    effect,
-                    bot_delay=max(0.0, effect["at"] + svc.config.BOT_DELAY - now),
+                svc.repo.hand_on(
+                    match_id, effect, bot_delay=max(0.0, effect["at"] + svc.config.BOT_DELAY - now)
                 )
                 relayed += 1
         outbox.remove(match_id, [raw for raw, _ in effects], [name for name, _ in members])

@@ -5,7 +5,7 @@ from flask.views import MethodView
 from engines.registry import GAMES
 from service import examples
 from service.extensions import Blueprint, declare_errors
-from service.options import HINTS_OPTION
+from service.options import SERVICE_OPTIONS
 from service.resources.games.schemas import GameListSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The games hosted here")
@@ -25,6 +25,7 @@ class Games(MethodView):
         """
         games = [g.describe() for g in GAMES.values()]
         for g in games:
-            # The service's own option, the same in every game (service/hints.py).
-            g["options"]["hints"] = HINTS_OPTION.describe()
+            # The service's own options, the same in every game (service/options.py).
+            for name, option in SERVICE_OPTIONS.items():
+                g["options"][name] = option.describe()
         return {"games": games}

@@ -5,13 +5,17 @@ from __future__ import annotations
 from flask import current_app
 from flask.views import MethodView
 
+from engines.registry import GAMES
 from service import errors, examples
 from service.extensions import Blueprint, declare_errors
 from service.my_matches import my_matches
 from service.players import Player
+from service.rated import player_ratings
 from service.resources.auth import current_caller
 from service.resources.players.schemas import (
     AppPlayerSchema,
+    LeaderboardQuerySchema,
+    LeaderboardSchema,
     MeSchema,
     MyMatchesQuerySchema,
     MyMatchesSchema,
@@ -75,7 +79,8 @@ class PlayerResource(MethodView):
         Your app key only; a player of another app answers 404 like one that never was.
         `ratings` holds a rating per game once a rated match of it has ended.
         """
-        return {**_existing(external_id).public(), "ratings": {}}
+        player = _existing(external_id)
+        return {**player.public(), "ratings": player_ratings(_service().store.state, player.id)}
 
 
 @blp.route("/players/<external_id>/token")
@@ -123,3 +128,23 @@ class MyMatches(MethodView):
         """
         player = current_caller().require_player()
         return my_matches(_service().repo, player, query.get("status"), query["limit"], query.get("cursor"))
+
+
+@blp.route("/leaderboards/<game>")
+class Leaderboard(MethodView):
+    @blp.arguments(LeaderboardQuerySchema(), location="query")
+    @blp.response(200, LeaderboardSchema, example=examples.LEADERBOARD)
+    @declare_errors(blp, 401, 404, 422, 429, 503)
+    @blp.doc(operationId="getLeaderboard", security=APP_KEY + PLAYER_TOKEN)
+    def get(self, query, game):
+        """Your app's leaderboard of a game: its players by rating, best first
+
+        With your app key or one of your players' tokens; only your app's players, rated by
+        the rated matches they finished. Pass `next_cursor` back as `cursor` for the next page.
+        """
+        app = current_caller().app
+        if app is None:
+            raise errors.InvalidToken("this call needs an app key or a player token")
+        if game not in GAMES:
+            raise errors.NotFound(f"no game {game!r}")
+        return _service().store.leaderboards.page(app.id, game, query["limit"], query.get("cursor"))

@@ -95,3 +95,31 @@ class MyMatchesSchema(Schema):
     next = ma.fields.String(
         required=True, allow_none=True, metadata={"description": "cursor of the next page; null on the last"}
     )
+
+
+class LeaderboardQuerySchema(Schema):
+    """Which page of the board."""
+
+    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
+    cursor = ma.fields.String(
+        validate=ma.validate.Length(min=1, max=300),
+        metadata={"description": "`next_cursor` of the previous page", "pattern": "^[A-Za-z0-9_-]+$"},
+    )
+
+
+class RankedPlayerSchema(Schema):
+    """A player on a leaderboard."""
+
+    rank = ma.fields.Integer(required=True, metadata={"description": "1-based place on the board"})
+    player = ma.fields.String(required=True, metadata={"description": "the app's own id of the player"})
+    name = ma.fields.String(required=True)
+    rating = ma.fields.Float(required=True, metadata={"description": "openskill's ordinal: mu - 3 sigma"})
+
+
+class LeaderboardSchema(Schema):
+    """A page of the app's leaderboard of one game, best first."""
+
+    players = ma.fields.List(ma.fields.Nested(RankedPlayerSchema), required=True)
+    next_cursor = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "cursor of the next page; null on the last"}
+    )
