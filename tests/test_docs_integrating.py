@@ -12,6 +12,7 @@ puts a `cardtable` command on the page's PATH that runs this checkout's CLI.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import sys
@@ -59,6 +60,11 @@ def test_the_page_walks_through_every_step_and_names_its_endpoints():
     assert not any("XDG_DATA_HOME" in body or "REDIS_URL" in body for body, _ in todo)
     # Every block is one the runner knows: shell, its output, or a console line not run.
     assert {info for info, _ in blocks(PAGE)} <= {"sh", "json output", "text output", "console"}
+
+
+def test_the_api_contract_and_readme_lead_to_the_page():
+    for page in (ROOT / "docs" / "api.md", ROOT / "README.md"):
+        assert re.search(r"\]\((docs/)?integrating\.md\)", page.read_text(encoding="utf-8")), page.name
 
 
 @pytest.mark.slow
