@@ -308,11 +308,15 @@ def _rate_limited_response(e: RateLimited) -> Response:
     )
 
 
+# Answers that depend on who asks (and may hold a new token): never kept by a shared cache.
+PRIVATE_PATHS = ("/v1/matches", "/v1/players", "/v1/me", "/v1/leaderboards")
+
+
 def _cache_headers(resp: Response) -> Response:
     """Match answers depend on the Authorization header (each seat sees its own hand), and those
     made for a seat, or holding a new token, must never be kept by a cache."""
     environ = request.environ  # read once: each access through `request` costs a lookup
-    if environ.get("PATH_INFO", "").startswith("/v1/matches"):
+    if environ.get("PATH_INFO", "").startswith(PRIVATE_PATHS):
         # Set directly: Response.vary parses the header into a set and back on every call,
         # and nothing else here sets Vary.
         headers = resp.headers

@@ -64,10 +64,15 @@ class Following:
         self.waiters = waiters
 
     @staticmethod
-    def view(match: Match, seat: int | None, version: int | None = None) -> MatchView:
+    def view(match: Match, seat: int | None, version: int | None = None, app: str | None = None) -> MatchView:
         """`seat`'s view (None: a spectator's) of the match as it is, at `version` (the
-        match's own by default: a change's answer shows the version its commit makes)."""
+        match's own by default: a change's answer shows the version its commit makes).
+
+        `app`: the app the viewer belongs to, which sees its own players' external ids in
+        `players[].player` (docs/integrating.md); by default the app of the seat's player."""
         record = match.record
+        if app is None and seat is not None:
+            app = record["seats"][seat].get("app")
         status = match.status()
         game_view = _game_view(record, seat)
         turn = game_view["turn"].copy()
@@ -84,7 +89,7 @@ class Following:
             "you": seat,
             "host": match.host_seat(),
             "turn": turn,
-            "players": _players(record, game_view),
+            "players": _players(record, game_view, app),
             "hand": game_view["hand"],
             "stock": game_view["stock"],
             "discard": game_view["discard"],
@@ -203,12 +208,14 @@ def _game_view(record: dict[str, Any], seat: int | None) -> View:
     return Game.waiting_view(len(record["seats"]), seat)
 
 
-def _players(record: dict[str, Any], game_view: View) -> list[dict[str, Any]]:
+def _players(record: dict[str, Any], game_view: View, app: str | None) -> list[dict[str, Any]]:
     seats = record["seats"]
     players = []
     for p in game_view["players"]:
         s = seats[p["seat"]]
         entry = {"seat": p["seat"], "name": s.get("name"), "kind": s["kind"]}
+        if app is not None and s.get("app") == app:
+            entry["player"] = s["external"]
         if s["kind"] == "bot":
             entry["level"] = s["level"]
         entry.update(p)

@@ -59,6 +59,7 @@ def my_matches(
         part, score, match_id = decode_cursor(cursor)
         after = (score, match_id)
     found: list[dict[str, Any]] = []
+    last: tuple[str, float, str] | None = None  # where the page's last match stands
     while True:
         rows = players.matches(player.id, part, after, limit)
         for match_id, score in rows:
@@ -72,9 +73,11 @@ def my_matches(
                 players.settle(player.id, match_id, score)
                 continue  # listed again among the done ones
             if status is None or match.status() == status:
+                if len(found) == limit:
+                    # One more than the page holds: a next page exists, and starts after `last`.
+                    return {"matches": found, "next": encode_cursor(*last) if last else None}
                 found.append(entry(match, seat))
-            if len(found) == limit:
-                return {"matches": found, "next": encode_cursor(part, score, match_id)}
+                last = (part, score, match_id)
         if len(rows) < limit:
             if part == "done":
                 return {"matches": found, "next": None}

@@ -143,7 +143,7 @@ class Players:
             raw, tokens = self.client.hmget(player_key(player_id), "player", "tokens")
             if raw and holds(tokens, token):
                 return Player(**json.loads(raw))
-        raise errors.InvalidToken("this player token is not valid (rotated, erased or never issued)")
+        raise errors.InvalidToken("this player token is not valid (rotated, or never issued)")
 
     # --- the player's matches ---------------------------------------------------------------
     def sat_down(self, player_id: str, match_id: str) -> None:

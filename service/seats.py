@@ -191,6 +191,9 @@ class Seats:
             _check_handable(match, seat)
             del found["invite"]
             found["token"] = hash_token(token)
+            for gone in ("player", "app", "external"):
+                # A player's seat handed over is no longer the player's: its token stops acting in it.
+                found.pop(gone, None)
             if name:
                 found["name"] = name
             events = [{"type": "claim", "seat": seat, "name": found["name"]}]

@@ -200,3 +200,48 @@ def test_an_apps_live_match_quotas_refuse_at_their_edge(config, svc):
     assert over.status_code == 429 and over.get_json()["quota"] == "matches"
     # The anonymous limit is not the app's: without the key, bot-only matches are refused here.
     assert app.post("/v1/matches", json=bots).get_json()["quota"] == "bot_matches"
+
+
+def test_only_callers_of_the_same_app_see_which_player_sits_where(client, svc):
+    key = new_app(svc)
+    tokens = {p: put_player(client, key, p) for p in ("ana", "bo")}
+    match_id = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": PLAYER_SEATS}, headers=auth(key)
+    ).get_json()["id"]
+    for who in (tokens["bo"], key):
+        shown = client.get(f"/v1/matches/{match_id}", headers=auth(who)).get_json()["players"]
+        assert [p.get("player") for p in shown] == ["ana", "bo"]
+    for who in (None, new_app(svc)):
+        shown = client.get(f"/v1/matches/{match_id}", headers=auth(who)).get_json()["players"]
+        assert [p.get("player") for p in shown] == [None, None]
+    # Another app's player sits nowhere here: its token opens nothing, not even the public view.
+    stranger = put_player(client, new_app(svc), "cy")
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(stranger)).status_code == 401
+
+
+def test_a_players_seat_handed_over_by_invitation_is_no_longer_the_players(client, svc):
+    key = new_app(svc)
+    tokens = {p: put_player(client, key, p) for p in ("ana", "bo")}
+    match_id = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": PLAYER_SEATS}, headers=auth(key)
+    ).get_json()["id"]
+    code = client.post(f"/v1/matches/{match_id}/invite", headers=auth(tokens["ana"])).get_json()["code"]
+    claimed = client.post(f"/v1/matches/{match_id}/claim", json={"code": code, "name": "Dee"}).get_json()
+    assert claimed["seat"] == 0
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(tokens["ana"])).status_code == 401
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(claimed["token"])).get_json()["you"] == 0
+    assert [
+        m["id"] for m in client.get("/v1/me/matches", headers=auth(tokens["ana"])).get_json()["matches"]
+    ] == []
+
+
+def test_a_full_last_page_of_my_matches_says_there_is_no_next(client, svc):
+    token = put_player(client, new_app(svc), "eve")
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    for _ in range(2):
+        assert (
+            client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(token)).status_code
+            == 201
+        )
+    page = client.get("/v1/me/matches?limit=2", headers=auth(token)).get_json()
+    assert len(page["matches"]) == 2 and page["next"] is None

@@ -12,6 +12,7 @@ from flask.views import MethodView
 from werkzeug.routing import BaseConverter
 
 from service import codec, examples
+from service.apps import is_app_key
 from service.errors import ApiError
 from service.extensions import Blueprint, bearer_token, declare_errors
 from service.following import Holder
@@ -158,6 +159,11 @@ class MatchView(MethodView):
         """
         svc = service()
         token = bearer_token()
+        if token is not None and is_app_key(token):
+            # The app's backend sees the public view, with its own players named.
+            app = current_caller().require_app()
+            match = svc.load(match_id)
+            return json_response(svc.view(match, None, app=app.id), match.version)
         match = svc.load(match_id, token=token)
         seat = svc.authenticate(match, token, required=False)
         return json_response(svc.view(match, seat), match.version)

@@ -335,6 +335,11 @@ class PlayerSchema(Schema):
     hints_used = ma.fields.Integer(
         metadata={"description": "hints this seat asked for (GET /v1/matches/{id}/hint)"}
     )
+    player = ma.fields.String(
+        metadata={
+            "description": "the seat's player (the app's own id of it): shown to callers of its app only"
+        }
+    )
 
 
 class DiscardSchema(Schema):
