@@ -44,6 +44,7 @@ NAMES = [
     "QUICK_PLAY",
     "QUICK_PLAYED",
     "READY",
+    "REMATCHED",
     "STREAM",
     "VIEW",
 ]

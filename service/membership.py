@@ -23,10 +23,20 @@ def bind(seat: dict[str, Any], player: Player) -> None:
 
 
 def bind_created(
-    seats: list[dict], seats_in: list[dict], tokens: dict[int, str], caller: Caller | None, players: Players
+    seats: list[dict],
+    seats_in: list[dict],
+    tokens: dict[int, str],
+    caller: Caller | None,
+    players: Players,
+    chosen: dict[int, Player] | None = None,
 ) -> list[str]:
-    """Bind the seats of a new match to players as its caller may; the players bound."""
+    """Bind the seats of a new match to players as its caller may, and to the `chosen` players
+    (a rematch's); the players bound."""
     bound: list[Player] = []
+    for seat_number, chosen_player in (chosen or {}).items():
+        bind(seats[seat_number], chosen_player)
+        tokens.pop(seat_number, None)
+        bound.append(chosen_player)
     for seat, asked in zip(seats, seats_in, strict=True):
         external = asked.get("player")
         if external is None:
@@ -44,7 +54,7 @@ def bind_created(
         bind(seat, player)
         tokens.pop(seat["seat"], None)
         bound.append(player)
-    if caller is not None and caller.player is not None:
+    if caller is not None and caller.player is not None and caller.player.id not in {p.id for p in bound}:
         first = next((s for s in seats if s["kind"] == "human" and "player" not in s), None)
         if first is None:
             raise errors.InvalidRequest(

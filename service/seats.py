@@ -14,6 +14,7 @@ from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
 from service.options import engine_options
+from service.players import Player
 from service.quotas import Quotas
 from service.repository import MatchRepository, Write
 
@@ -30,23 +31,25 @@ class Seats:
         self.quotas = quotas
         self.view = following.view
 
-    def create(self, body: dict[str, Any], caller: Caller | None = None) -> dict[str, Any]:
+    def create(
+        self,
+        body: dict[str, Any],
+        caller: Caller | None = None,
+        match_id: str | None = None,
+        players: dict[int, Player] | None = None,
+    ) -> dict[str, Any]:
         """A new match. `caller`: who creates it (its seats bound to players as it may, and
-        counted against its quotas: service/membership.py); None for the service's own callers."""
+        counted against its quotas: service/membership.py); None for the service's own callers.
+        A rematch (service/rematch.py) names the new match's id and its seats' players."""
         game = GAMES[body["game"]]
         seats_in = body["seats"]
         options = match_options(game, body.get("options") or {}, len(seats_in))
-        deck = body.get("deck")
-        if deck is not None:
-            self._check_deck(game, options, deck)
-        seed = body.get("seed")
-        if seed is not None and not self.config.ALLOW_STACKED_DECK:
-            _check_client_seed(seats_in)
+        deck, seed = self._check_seeding(game, options, body)
         seeded_by_client = seed is not None or deck is not None
         server_seed, server_seed_hash = fair_seeds.new_server_seed()
-        match_id = new_id()
+        match_id = match_id or new_id()
         seats, tokens = _new_seats(seats_in)
-        bound = membership.bind_created(seats, seats_in, tokens, caller, self.store.players)
+        bound = membership.bind_created(seats, seats_in, tokens, caller, self.store.players, players)
         fair_seeds.give_creator_seed(seats, body.get("client_seed"))
         record: dict[str, Any] = {
             "game": game.id,
@@ -65,7 +68,7 @@ class Seats:
             "state": None,
             "clock": None,
             "created": time.time(),
-            "joins": len(tokens),
+            "joins": sum(s["kind"] == "human" for s in seats),
             "listed": bool(body.get("listed")),
             # Keys the bots' randomness (service/bots.py, bot_rng); never shown to anyone.
             "bot_key": secrets.token_hex(32),
@@ -87,6 +90,15 @@ class Seats:
         for player_id in bound:
             self.store.players.sat_down(player_id, match_id)
         return _created(match_id, seats, tokens)
+
+    def _check_seeding(self, game: Any, options: dict[str, Any], body: dict[str, Any]) -> tuple[Any, Any]:
+        """The creator's deck and seed, each refused where this server or the seats forbid it."""
+        deck, seed = body.get("deck"), body.get("seed")
+        if deck is not None:
+            self._check_deck(game, options, deck)
+        if seed is not None and not self.config.ALLOW_STACKED_DECK:
+            _check_client_seed(body["seats"])
+        return deck, seed
 
     def _take_quotas(self, caller: Caller, match_id: str, record: dict[str, Any]) -> list[str]:
         return membership.take_quotas(

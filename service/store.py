@@ -73,8 +73,9 @@ def connect(url: str) -> redis.Redis:
 
 def _events(raw: list[bytes], archived: bytes | None, after: int, count: int | None) -> list[dict[str, Any]]:
     """The events after `after` (at most `count` of them, None: all) from an LRANGE of the
-    list, or from the archive once folded."""
-    if not raw and archived is not None:
+    list, or from the archive once folded (a change after the end, a rematch's event, is read
+    once `Store.archive` has folded it in too, a moment after its commit)."""
+    if archived is not None:
         start = max(after, 0)
         return codec.loads(zlib.decompress(archived))[start : None if count is None else start + count]
     return [codec.loads(e) for e in raw]
@@ -404,12 +405,18 @@ class Store:
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.
 
-        A match that is over never changes again, so its list of small events (a long 500-point
-        Spades match writes over 2,000 of them, 130 KB of JSON) becomes one zlib blob of about a
-        tenth of the size, read whole by the rare events or history call on a finished match.
+        A match that is over hardly changes again (a rematch's event), so its list of small
+        events (a long 500-point Spades match writes over 2,000 of them, 130 KB of JSON) becomes
+        one zlib blob of about a tenth of the size, read whole by the rare events or history call
+        on a finished match.
         """
-        raw = self.state.lrange(_key(match_id, "events"), 0, -1)
-        blob = zlib.compress(b"[" + b",".join(raw) + b"]", 6)
+        raw, folded = (
+            self.state.lrange(_key(match_id, "events"), 0, -1),
+            self.state.hget(_key(match_id, "match"), "z"),
+        )
+        # A change after the end (a rematch's event) adds to what was folded before.
+        earlier = zlib.decompress(folded)[1:-1] if folded else b""
+        blob = zlib.compress(b"[" + b",".join([earlier, *raw] if earlier else raw) + b"]", 6)
         keys = [_key(match_id, "match"), _key(match_id, "events")]
         return bool(self._archive(keys=keys, args=[version, blob]))
 

@@ -55,6 +55,7 @@ def test_every_token_call_without_a_token_is_401_whether_or_not_the_match_exists
         "history",
         "hint",
         "invite",
+        "rematch",
     }
     created = api.create("spades", [{"kind": "human", "name": "Ana"}] + [{"kind": "bot"}] * 3)
     for method, path in ops:

@@ -18,6 +18,7 @@ from service.extensions import Blueprint, bearer_token, declare_errors
 from service.following import Holder
 from service.match import MATCH_ID_PATTERN
 from service.matches import MatchService
+from service.rematch import rematch
 from service.resources.auth import current_caller
 from service.resources.matches import links
 from service.resources.matches.feed_schemas import (
@@ -282,6 +283,25 @@ class Invite(MethodView):
         replaces your last one. 409 `match_not_active` once the match is over or you left it.
         """
         return service().invite(match_id, bearer_token())
+
+
+@blp.route("/<match_id:match_id>/rematch")
+class Rematch(MethodView):
+    @needs_token  # outermost: no token is a 401 whether or not the match exists
+    @blp.response(201, CreatedSchema, example=examples.REMATCHED)
+    @_errors(401, 404, 409)
+    @blp.doc(operationId="rematch")
+    def post(self, match_id):
+        """After the end, the same game again: a new match with the same players and bots
+
+        Any seat's token (or its player's) may ask once the match is over. The new match has the
+        same game, options and bot levels; players' seats are bound to the same players at once,
+        your own seat gets a new token if it is not a player's, and everyone else's seat is open
+        to join. The old match gets a `rematch` event naming the new one; asked again, 409
+        `conflict` names it. Answers like create.
+        """
+        svc = service()
+        return rematch(svc.repo, svc.seats, match_id, bearer_token(), current_caller())
 
 
 @blp.route("/<match_id:match_id>/claim")
