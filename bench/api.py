@@ -162,19 +162,42 @@ def legal_play(hand: list[str], trick: list, broken: bool) -> list[str]:
     return [c for c in hand if c[1] != "S"] or hand
 
 
+def seated(c: Client, seed: int, app_key: str | None) -> tuple[str, list[str]]:
+    """A new Spades match of four people and the credential each plays with: its seat tokens, or
+    with `app_key` four players of that app bound to the seats and their player tokens."""
+    if app_key is None:
+        seats = [{"kind": "human", "name": f"p{i}"} for i in range(4)]
+        status, created, _ = c.call("POST", "/v1/matches", {"game": "spades", "seats": seats, "seed": seed})
+        assert status == 201, created
+        return created["id"], [s["token"] for s in created["seats"]]
+    tokens, seats = [], []
+    for i in range(4):
+        external = f"bench-{seed}-{i}"
+        status, player, _ = c.call("PUT", f"/v1/players/{external}", {"name": f"p{i}"}, app_key)
+        assert status == 200, player
+        tokens.append(player["token"])
+        seats.append({"kind": "human", "player": external})
+    body = {"game": "spades", "seats": seats, "seed": seed}
+    status, created, _ = c.call("POST", "/v1/matches", body, app_key)
+    assert status == 201, created
+    return created["id"], tokens
+
+
 def play_match(
-    port: int, seed: int, latencies: list[float], ids: list[str], stop_at: float, mean_gap: float = 0.0
+    port: int,
+    seed: int,
+    latencies: list[float],
+    ids: list[str],
+    stop_at: float,
+    mean_gap: float = 0.0,
+    app_key: str | None = None,
 ) -> int:
     """Play one match with four seats; with `mean_gap`, moves are sent at random times that far
-    apart on average (otherwise back to back)."""
+    apart on average (otherwise back to back); with `app_key`, by players with their tokens."""
     c = Client(port)
     rng = random.Random(seed)
-    seats = [{"kind": "human", "name": f"p{i}"} for i in range(4)]
-    status, created, _ = c.call("POST", "/v1/matches", {"game": "spades", "seats": seats, "seed": seed})
-    assert status == 201, created
-    match_id = created["id"]
+    match_id, tokens = seated(c, seed, app_key)
     ids.append(match_id)
-    tokens = [s["token"] for s in created["seats"]]
     moves = 0
     hands: dict[int, list[str]] = {}
     view = None
@@ -217,7 +240,14 @@ def play_match(
 
 
 def spades_worker(
-    port: int, threads: int, seed: int, matches: int, seconds: float, mean_gap: float, out: mp.Queue
+    port: int,
+    threads: int,
+    seed: int,
+    matches: int,
+    seconds: float,
+    mean_gap: float,
+    app_key: str | None,
+    out: mp.Queue,
 ) -> None:
     latencies: list[float] = []
     ids: list[str] = []
@@ -227,7 +257,7 @@ def spades_worker(
     def run(i):
         n = 0
         for m in range(matches):
-            n += play_match(port, seed * 1000 + i * 100 + m, latencies, ids, stop_at, mean_gap)
+            n += play_match(port, seed * 1000 + i * 100 + m, latencies, ids, stop_at, mean_gap, app_key)
             if time.monotonic() >= stop_at:
                 break
         counts[i] = n
@@ -328,11 +358,17 @@ def main() -> None:
     per_worker = "greenlets" if args.worker_class == "gevent" else f"{args.threads} threads"
     print(f"clients {threads * args.processes}, gunicorn {args.workers} workers x {per_worker}")
     rounds, finished = [], []
+    import redis
+
+    from service.apps import Apps
+
+    # The app whose players play the player-token row (created before any server starts).
+    _, app_key = Apps(redis.Redis.from_url(url)).create("bench", matches=100_000, rate=100_000)
     try:
         for r in range(args.rounds):
             # Each round starts both servers afresh: how the kernel spreads the connections over
             # the workers changes from start to start, and moves the ratio more than anything.
-            result = one_round(args, threads, env, redis_proc, floor_dir, seed=1 + 100 * r)
+            result = one_round(args, threads, env, redis_proc, floor_dir, seed=1 + 100 * r, app_key=app_key)
             rounds.append(result)
             finished += result["finished"]
             print(f"round {r + 1}:")
@@ -347,6 +383,13 @@ def main() -> None:
                 f"floor {1000 * fcpu[0] / fn:.2f} ms + {1000 * fcpu[1] / fn:.2f} ms"
             )
             print(f"  ratio {rate / frate:.2f}")
+            pl = result["players"]
+            print(
+                f"  player tokens: {pl['moves']} moves = {pl['rate']:.0f} moves/s; {latency(pl['lat'])}; "
+                f"CPU {1000 * pl['cpu'][0] / pl['moves']:.2f} ms gunicorn + "
+                f"{1000 * pl['cpu'][1] / pl['moves']:.2f} ms Redis a move: "
+                f"{cost(result, pl):+.1%} against seat tokens"
+            )
         if args.wrk:
             print(wrk_floor(args, env, floor_dir))
         if args.paced > 0 or args.offer:
@@ -382,6 +425,11 @@ def main() -> None:
         f"(range {min(ratios):.2f}-{max(ratios):.2f}; target >= 0.60); service p99 "
         f"{statistics.median(p99):.1f} ms (target <= 40 ms), floor p99 {statistics.median(fp99):.1f} ms"
     )
+    costs = [cost(x, x["players"]) for x in rounds]
+    print(
+        f"player tokens: server CPU a move {statistics.median(costs):+.1%} against seat tokens (median;"
+        f" range {min(costs):+.1%} to {max(costs):+.1%}; target at most +5%)"
+    )
     if sizes:
         mem = [m for m, _ in sizes]
         print(
@@ -391,6 +439,12 @@ def main() -> None:
         )
     else:
         print("no match finished within --seconds; raise it to measure memory per finished match")
+
+
+def cost(seats: dict, players: dict) -> float:
+    """How much more server CPU (gunicorn and Redis) a move took with player tokens."""
+    per_move = [(r["cpu"][0] + r["cpu"][1]) / r["moves"] for r in (seats, players)]
+    return per_move[1] / per_move[0] - 1
 
 
 def finished_matches(env: dict, ids: list[str]) -> tuple[list[str], int]:
@@ -405,16 +459,25 @@ def finished_matches(env: dict, ids: list[str]) -> tuple[list[str], int]:
     return finished, max((len(json.dumps(record)) for record in records.values()), default=2000)
 
 
-def service_phase(args, threads: int, env: dict, redis_pid: int, seed: int, mean_gap: float = 0.0) -> dict:
+def service_phase(
+    args,
+    threads: int,
+    env: dict,
+    redis_pid: int,
+    seed: int,
+    mean_gap: float = 0.0,
+    app_key: str | None = None,
+) -> dict:
     """The service on a fresh gunicorn, played by the clients (back to back, or `mean_gap` apart
-    on average), with the CPU its workers and Redis spent meanwhile."""
+    on average; with `app_key`, by that app's players with player tokens), with the CPU its
+    workers and Redis spent meanwhile."""
     port = free_port()
     proc = gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT, args.worker_class)
     try:
         cpu0 = cpu_seconds(proc.pid), cpu_seconds(redis_pid, children=False)
         moves, lat, ids, wall = drive(
             spades_worker,
-            lambda i: (port, threads, seed + i, args.matches, args.seconds, mean_gap),
+            lambda i: (port, threads, seed + i, args.matches, args.seconds, mean_gap, app_key),
             args.processes,
         )
         cpu = cpu_seconds(proc.pid) - cpu0[0], cpu_seconds(redis_pid, children=False) - cpu0[1]
@@ -472,9 +535,11 @@ def wrk_floor(args, env: dict, floor_dir: str) -> str:
     )
 
 
-def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: int) -> dict:
-    """The service, then the floor with the same gunicorn settings and the same clients."""
+def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: int, app_key: str) -> dict:
+    """The service (seat tokens, then the same with players' tokens), then the floor with the
+    same gunicorn settings and the same clients."""
     result = service_phase(args, threads, env, redis_proc.pid, seed)
+    result["players"] = service_phase(args, threads, env, redis_proc.pid, seed + 50, app_key=app_key)
 
     # --- the floor: one GET + one SET of a blob the size of a match record ---
     fport = free_port()
