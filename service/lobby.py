@@ -135,8 +135,10 @@ class Lobby:
         after = None
         for _ in range(_MAX_SCANNED // _BATCH):
             entries = self.index.oldest(game_id, table, after, _BATCH)
+            after = entries[-1] if entries else after
+            if caller is not None and caller.player is not None:
+                entries = self._nearest_first(entries, game_id, caller.player.id)
             for entry in entries:
-                after = entry
                 joined = self._try_join(entry, name, client_seed, caller)
                 if joined is not None:
                     return joined
@@ -155,6 +157,25 @@ class Lobby:
         created = self.matches.create(body, caller if caller is not None and caller.app is not None else None)
         host = {k: v for k, v in created["seats"][0].items() if k in ("token", "player")}
         return {"id": created["id"], "seat": 0, **host, "version": 0, "created": True}
+
+    def _nearest_first(self, entries: list[str], game_id: str, player_id: str) -> list[str]:
+        """A batch of the lobby's matches, those whose seated players' ratings in the game are
+        nearest the player's first (oldest first among equals); unrated players count as new."""
+        players = self.matches.store.players
+
+        def rating(pid: str) -> float:
+            return players.rating(pid, game_id)
+
+        mine = rating(player_id)
+
+        def distance(entry: str) -> float:
+            match = self.matches.repo.find(entry.split(":")[1])
+            seated = [s["player"] for s in match.record["seats"] if "player" in s] if match else []
+            if not seated:
+                return float("inf")  # nobody rated to compare with: after the ones that are
+            return abs(sum(rating(p) for p in seated) / len(seated) - mine)
+
+        return sorted(entries, key=distance)
 
     def _try_join(
         self, entry: str, name: str | None, client_seed: str | None, caller: Caller | None

@@ -54,6 +54,11 @@ def player_key(player_id: str) -> str:
     return f"ct:{{pl:{player_id}}}"
 
 
+def rating_field(game: str) -> str:
+    """The field of a player's hash that holds its rating in a game (service/rated.py)."""
+    return f"rating:{game}"
+
+
 def directory_key(app_id: str) -> str:
     return f"ct:{{app:{app_id}}}:players"
 
@@ -144,6 +149,11 @@ class Players:
             if raw and holds(tokens, token):
                 return Player(**json.loads(raw))
         raise errors.InvalidToken("this player token is not valid (rotated, or never issued)")
+
+    def rating(self, player_id: str, game: str) -> float:
+        """The player's shown rating in a game (0, a new player's, before its first rated match)."""
+        raw = self.client.hget(player_key(player_id), rating_field(game))
+        return float(json.loads(raw)["rating"]) if raw else 0.0
 
     # --- the player's matches ---------------------------------------------------------------
     def sat_down(self, player_id: str, match_id: str) -> None:

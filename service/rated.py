@@ -18,7 +18,7 @@ from typing import Any
 
 from service import errors, ratings
 from service.match import Match
-from service.players import Player, player_key
+from service.players import Player, player_key, rating_field
 
 
 def check_created(record: dict[str, Any]) -> None:
@@ -43,10 +43,6 @@ def check_joiner(record: dict[str, Any], player: Player | None) -> None:
     apps = {s["app"] for s in record["seats"] if "app" in s}
     if player is None or (apps and player.app not in apps):
         raise errors.Forbidden("a rated match takes players of its app only: join with a player token")
-
-
-def rating_field(game: str) -> str:
-    return f"rating:{game}"
 
 
 def settle(match: Match, events: list[dict[str, Any]], client: Any) -> dict[str, Any] | None:

@@ -4,6 +4,7 @@ and the app's leaderboard; unrated matches moving nothing."""
 
 from __future__ import annotations
 
+import json
 import random
 
 from engines import bots
@@ -131,3 +132,34 @@ def test_an_unrated_match_moves_no_rating(client, svc):
     assert "ratings" not in match_over(client, match_id, tokens[0])
     assert rating(client, key, "oz", "zhol") is None
     assert client.get("/v1/leaderboards/zhol", headers=auth(key)).get_json()["players"] == []
+
+
+def set_rating(svc, app_id: str, external: str, game: str, shown: float) -> None:
+    player = svc.store.players.find(app_id, external)
+    stored = {"mu": 25.0, "sigma": 1.0, "rating": shown, "matches": 9, "match": "earlier"}
+    svc.store.state.hset(f"ct:{{pl:{player.id}}}", f"rating:{game}", json.dumps(stored))
+
+
+def test_quick_play_with_a_player_token_joins_the_table_of_the_nearest_rating(client, svc):
+    key = new_app(svc)
+    app_id = key[4:16]
+    tokens = {p: put_player(client, key, p) for p in ("strong", "newbie", "rookie")}
+    for name, shown in (("strong", 20.0), ("newbie", 1.0), ("rookie", 2.0)):
+        set_rating(svc, app_id, name, "zoliky", shown)
+    # Options of their own: no other test's table waits in this part of the lobby.
+    options = {"target_wins": 7, "first_cutter": 1}
+    table = {
+        "game": "zoliky",
+        "seats": [{"kind": "human"}, {"kind": "open"}],
+        "listed": True,
+        "options": options,
+    }
+    older = client.post("/v1/matches", json=table, headers=auth(tokens["strong"])).get_json()["id"]
+    nearer = client.post("/v1/matches", json=table, headers=auth(tokens["newbie"])).get_json()["id"]
+    joined = client.post(
+        "/v1/matches/quick", json={"game": "zoliky", "options": options}, headers=auth(tokens["rookie"])
+    ).get_json()
+    assert joined["id"] == nearer and joined["player"] == "rookie"
+    # Without a player token quick play keeps taking the oldest table.
+    anonymous = client.post("/v1/matches/quick", json={"game": "zoliky", "options": options}).get_json()
+    assert anonymous["id"] == older
