@@ -38,6 +38,18 @@ from tests.test_api_games import (  # noqa: F401
     test_bots_of_every_level_play_a_whole_round_with_no_client,
     test_zhol_clock_plays_for_a_slow_player,
 )
+from tests.test_players import (  # noqa: F401
+    svc,
+    test_a_player_bound_seat_is_played_with_the_player_token,
+    test_a_second_phone_gets_every_match_back_after_a_rotate,
+    test_finished_matches_are_listed_after_the_live_ones,
+    test_one_app_never_sees_another_apps_players,
+)
+from tests.test_rated_matches import (  # noqa: F401
+    test_a_rated_pair_moves_the_winner_up_and_the_loser_down,
+    test_partners_move_together,
+)
+from tests.test_rematch import test_a_rematch_of_players_seats_them_at_once  # noqa: F401
 from tests.test_store import test_threads_never_read_each_others_replies  # noqa: F401
 
 pytestmark = pytest.mark.slow
