@@ -10,17 +10,24 @@ connection: a bare `ZREVRANGE start stop WITHSCORES` of the same rows, and that 
 an HMGET of the rows' display fields in one pipelined round trip. Prints p50/p99 of each
 (microseconds) and the page's ratio to each.
 
+Then the same board through HTTP: `GET /v1/leaderboards/{game}` (the first and the deep page of
+50) on gunicorn as `cardtable serve` runs it, read by 8 clients at once, against `GET /healthz`
+on the same server in the same run.
+
     python bench/leaderboard.py [--players 100000] [--reads 3000]
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,10 +35,13 @@ sys.path.insert(0, ROOT)
 
 import redis  # noqa: E402
 
-from service.embedded import start_redis  # noqa: E402
+from service.apps import Apps  # noqa: E402
+from service.embedded import free_port, start_redis  # noqa: E402
 from service.leaderboards import Leaderboards, board_keys, encode_cursor  # noqa: E402
 
-APP, GAME = "bench-app", "spades"
+GAME = "spades"
+APP = "bench-app"  # the board's app: main() makes a real app and uses its id, for the HTTP part
+HTTP_CLIENTS = 8
 
 
 def quantiles(samples: list[float]) -> tuple[float, float]:
@@ -91,9 +101,12 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=100_000, help="players on the board")
     ap.add_argument("--reads", type=int, default=3000, help="page reads per case")
     args = ap.parse_args()
+    global APP
     proc, url = start_redis(tempfile.mkdtemp(prefix="cardtable-bench-"), persist=False)
     try:
         client = redis.Redis.from_url(url)
+        app, key = Apps(client).create("bench", rate=10**9)
+        APP = app.id
         boards = Leaderboards(client)
         started = time.perf_counter()
         r50, r99 = quantiles(fill(boards, args.players, random.Random(1)))
@@ -115,9 +128,75 @@ def main() -> None:
                 f"page/it {p50 / b50:.2f}/{p99 / b99:.2f} | +HMGET {h50:4.0f}/{h99:4.0f} us, "
                 f"page/it {p50 / h50:.2f}/{p99 / h99:.2f}"
             )
+        http_phase(url, key, at, args.reads)
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def http_phase(url: str, key: str, cursor: str, reads: int) -> None:
+    """The board's pages over HTTP, 8 clients at once, against /healthz on the same server."""
+    port = free_port()
+    # The rate limit stays on, above what the clients reach (as bench/api.py).
+    env = dict(
+        os.environ,
+        REDIS_URL=url,
+        CARDTABLE_LOG_LEVEL="WARNING",
+        PYTHONPATH=ROOT,
+        CARDTABLE_RATE_LIMIT="1000000",
+    )
+    cmd = [sys.executable, "-m", "gunicorn", "service.wsgi:app", "--bind", f"127.0.0.1:{port}"]
+    cmd += ["--workers", "2", "--worker-class", "gevent", "--log-level", "warning"]
+    server = subprocess.Popen(cmd, env=env, cwd=ROOT)
+    try:
+        _wait_up(port)
+        paths = {
+            "healthz": "/healthz",
+            "first page, 50": f"/v1/leaderboards/{GAME}?limit=50",
+            "deep page, 50": f"/v1/leaderboards/{GAME}?limit=50&cursor={cursor}",
+        }
+        for name, path in paths.items():
+            times = _http_reads(port, path, key, reads)
+            p50, p99 = quantiles(times)
+            print(f"HTTP {name:16s} {HTTP_CLIENTS} clients: p50 {p50 / 1000:.2f} ms, p99 {p99 / 1000:.2f} ms")
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def _wait_up(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _http_reads(port: int, path: str, key: str, reads: int) -> list[float]:
+    times: list[float] = []
+
+    def client() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for _ in range(reads // HTTP_CLIENTS):
+            start = time.perf_counter()
+            conn.request("GET", path, headers={"Authorization": f"Bearer {key}"})
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.status == 200, resp.status
+            times.append(time.perf_counter() - start)
+
+    threads = [threading.Thread(target=client) for _ in range(HTTP_CLIENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return times
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import random
 from engines import bots
 from engines.registry import GAMES
 from tests.api_helpers import auth, bot_input
+from tests.test_contract_examples import validator
 from tests.test_players import new_app, put_player, svc
 
 __all__ = ["svc"]  # the fixture this module borrows
@@ -51,6 +52,8 @@ def test_a_rated_pair_moves_the_winner_up_and_the_loser_down(client, svc):
     assert rating(client, key, "ana", "zhol") == moved["0"]["after"]["rating"]
     board = client.get("/v1/leaderboards/zhol", headers=auth(tokens["bo"])).get_json()
     assert [(p["rank"], p["player"]) for p in board["players"]] == [(1, "ana"), (2, "bo")]
+    # Dumped without marshmallow: the answer still fits the documented schema.
+    assert validator({"$ref": "#/components/schemas/Leaderboard"}).is_valid(board)
     # A second win starts from the first one's rating.
     again = rated_match(client, key, "zhol", ["ana", "bo"])
     client.post(f"/v1/matches/{again}/actions", json={"type": "resign"}, headers=auth(tokens["bo"]))
