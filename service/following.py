@@ -46,12 +46,15 @@ class Holder:
     seat: int | None
     checked: int
     lost: bool = False  # the token no longer holds the seat: the feed serves nothing more
+    app: str | None = None  # the app of the seat's player: its players are named in match_over
 
     @classmethod
     def of(cls, repo: MatchRepository, match: Match, token: str | None) -> Holder:
         """The holder a request's token makes, authenticated against `match` (401 for a
         token of no seat of the match)."""
-        return cls(token, repo.authenticate(match, token, required=False), match.event_count)
+        seat = repo.authenticate(match, token, required=False)
+        app = match.record["seats"][seat].get("app") if seat is not None else None
+        return cls(token, seat, match.event_count, app=app)
 
 
 class Following:
@@ -167,7 +170,21 @@ class Following:
                 holder.lost = True
                 raw = raw[: i + 1]
                 break
-        return [redact_event(e, seat) for e in raw]
+        served = [redact_event(e, seat) for e in raw]
+        if holder.app is not None and any(e["type"] == "match_over" for e in served):
+            self._name_players(match_id, holder.app, served)
+        return served
+
+    def _name_players(self, match_id: str, app: str, served: list[dict[str, Any]]) -> None:
+        """`match_over` names the seats' players (external ids) for a holder of their app."""
+        match = self.repo.find(match_id)
+        if match is None:
+            return
+        named = {str(s["seat"]): s["external"] for s in match.record["seats"] if s.get("app") == app}
+        for i, e in enumerate(served):
+            if e["type"] == "match_over":
+                # A copy: waiters of one match may share the events they read.
+                served[i] = {**e, "players": named}
 
     def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
         found = self.waiters.wait_read(
@@ -180,8 +197,8 @@ class Following:
         own callers (tools, a bot-only match's replay) may read it without."""
         match = self.repo.load(match_id)
         record = match.record
-        if token is not None or required:
-            self.repo.authenticate(match, token)
+        seat = self.repo.authenticate(match, token) if token is not None or required else None
+        app = record["seats"][seat].get("app") if seat is not None else None
         if not match.over():
             raise errors.MatchNotActive("the history is published when the match is over")
         events = self.store.events(match_id, 0)
@@ -189,7 +206,7 @@ class Following:
             "id": match_id,
             "game": record["game"],
             "options": record["options"],
-            "seats": [_public_seat(s) for s in record["seats"]],
+            "seats": [_public_seat(s, app) for s in record["seats"]],
             "seed": record["seed"],
             "seeded_by_client": record.get("seeded_by_client", False),
             "server_seed": record.get("server_seed"),
@@ -260,8 +277,11 @@ def revealed_deals(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _public_seat(s: dict[str, Any]) -> dict[str, Any]:
+def _public_seat(s: dict[str, Any], app: str | None = None) -> dict[str, Any]:
+    """A seat as /history shows it; with `app`, the external id of that app's players."""
     out = {"seat": s["seat"], "kind": s["kind"], "name": s.get("name")}
+    if app is not None and s.get("app") == app:
+        out["player"] = s["external"]
     if s["kind"] == "bot":
         out["level"] = s["level"]
     return out

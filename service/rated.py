@@ -53,6 +53,8 @@ def settle(match: Match, events: list[dict[str, Any]], client: Any) -> dict[str,
     if over is None or not record["options"].get("rated") or match.status() != "finished":
         return None
     seats = {s["seat"]: s for s in record["seats"] if "player" in s}
+    if not seats:
+        return None  # every player of it was erased: nobody's rating to move
     field = rating_field(record["game"])
     before: dict[int, tuple[float, float] | None] = {}
     for seat, s in seats.items():

@@ -166,3 +166,21 @@ def test_quick_play_with_a_player_token_joins_the_table_of_the_nearest_rating(cl
     # Without a player token quick play keeps taking the oldest table.
     anonymous = client.post("/v1/matches/quick", json={"game": "zoliky", "options": options}).get_json()
     assert anonymous["id"] == older
+
+
+def test_match_over_and_history_name_the_players_for_their_own_app_only(client, svc):
+    key = new_app(svc)
+    tokens = {p: put_player(client, key, p) for p in ("qu", "ra")}
+    seats = [{"kind": "human", "player": "qu"}, {"kind": "human", "player": "ra"}]
+    match_id = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(key)
+    ).get_json()["id"]
+    anonymous = client.post("/v1/matches", json={"game": "zhol", "seats": [{"kind": "human"}] * 2}).get_json()
+    client.post(f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(tokens["ra"]))
+    assert match_over(client, match_id, tokens["qu"])["players"] == {"0": "qu", "1": "ra"}
+    history = client.get(f"/v1/matches/{match_id}/history", headers=auth(tokens["qu"])).get_json()
+    assert [s["player"] for s in history["seats"]] == ["qu", "ra"]
+    # A seat token of an anonymous match sees no player ids anywhere.
+    token = anonymous["seats"][0]["token"]
+    client.post(f"/v1/matches/{anonymous['id']}/actions", json={"type": "resign"}, headers=auth(token))
+    assert "players" not in match_over(client, anonymous["id"], token)
