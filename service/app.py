@@ -141,6 +141,7 @@ def create_app(config: Config | None = None) -> Flask:
     api.register_converter(MatchIdConverter, MatchIdConverter.json_schema)
     _document(api)
 
+    from service.resources.admin.routes import blp as admin_blp
     from service.resources.games.routes import blp as games_blp
     from service.resources.health.routes import blp as health_blp
     from service.resources.hints.routes import blp as hints_blp
@@ -148,7 +149,7 @@ def create_app(config: Config | None = None) -> Flask:
     from service.resources.matches.routes import blp as matches_blp
     from service.resources.players.routes import blp as players_blp
 
-    for blp in (games_blp, matches_blp, lobby_blp, hints_blp, players_blp, health_blp):
+    for blp in (games_blp, matches_blp, lobby_blp, hints_blp, players_blp, admin_blp, health_blp):
         api.register_blueprint(blp)
     from service.resources.play import blp as play_blp
 

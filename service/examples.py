@@ -17,11 +17,14 @@ _DATA: dict[str, Any] = json.loads(
 )
 
 NAMES = [
+    "ABORTED",
     "ACTION",
+    "APP_MATCHES",
     "CREATED",
     "CLAIM",
     "CLAIMED",
     "CREATE_MATCH",
+    "ERASED",
     "EVENTS",
     "GAMES",
     "HEALTHY",
@@ -39,6 +42,7 @@ NAMES = [
     "NOT_READY",
     "PLAYED",
     "PLAYER",
+    "PLAYER_EXPORT",
     "PLAYER_TOKEN",
     "PUT_PLAYER",
     "QUICK_PLAY",

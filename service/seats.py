@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import errors, fair_seeds, membership, rated
+from service import admin, errors, fair_seeds, membership, rated
 from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
@@ -89,6 +89,7 @@ class Seats:
             raise errors.Conflict("match id collision, try again")
         for player_id in bound:
             self.store.players.sat_down(player_id, match_id)
+        admin.index_created(self.store, caller, match_id, record)
         return _created(match_id, seats, tokens)
 
     def _check_seeding(self, game: Any, options: dict[str, Any], body: dict[str, Any]) -> tuple[Any, Any]:
@@ -167,6 +168,7 @@ class Seats:
         joined = self.repo.update(match_id, None, change)
         if player is not None:
             self.store.players.sat_down(player.id, match_id)
+            admin.index_joined(self.store, caller, match_id)
         return joined
 
     def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
