@@ -173,8 +173,10 @@ def test_aborting_a_live_match_ends_it_for_every_waiter(app, client, table):
     view = r.get_json()
     assert view["status"] == "aborted" and view["you"] is None and view["hand"] is None
     assert [p.get("player") for p in view["players"]] == ["ana", "bo"]  # as the app sees it
+    # Bo's own app's players are named to him (match_over's `players`).
+    players = {"0": "ana", "1": "bo"}
     assert got["events"] == [
-        {"seq": last + 1, "type": "match_over", "winners": [], "reason": "aborted_by_app"}
+        {"seq": last + 1, "type": "match_over", "winners": [], "reason": "aborted_by_app", "players": players}
     ]
     assert got["took"] < 9  # woken by the abort, not by the timeout
     assert client.get(f"/v1/matches/{match_id}", headers=auth(bo)).get_json()["legal_actions"] == []
