@@ -24,7 +24,6 @@ import http.client
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,6 +34,7 @@ sys.path.insert(0, ROOT)
 
 import redis  # noqa: E402
 
+from bench.api import gunicorn  # noqa: E402
 from service.apps import Apps  # noqa: E402
 from service.embedded import free_port, start_redis  # noqa: E402
 from service.leaderboards import Leaderboards, board_keys, encode_cursor  # noqa: E402
@@ -145,11 +145,8 @@ def http_phase(url: str, key: str, cursor: str, reads: int) -> None:
         PYTHONPATH=ROOT,
         CARDTABLE_RATE_LIMIT="1000000",
     )
-    cmd = [sys.executable, "-m", "gunicorn", "service.wsgi:app", "--bind", f"127.0.0.1:{port}"]
-    cmd += ["--workers", "2", "--worker-class", "gevent", "--log-level", "warning"]
-    server = subprocess.Popen(cmd, env=env, cwd=ROOT)
+    server = gunicorn("service.wsgi:app", port, env, workers=2, threads=8, cwd=ROOT)  # as bench/api.py
     try:
-        _wait_up(port)
         paths = {
             "healthz": "/healthz",
             "first page, 50": f"/v1/leaderboards/{GAME}?limit=50",
@@ -162,20 +159,6 @@ def http_phase(url: str, key: str, cursor: str, reads: int) -> None:
     finally:
         server.terminate()
         server.wait(10)
-
-
-def _wait_up(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            conn.getresponse().read()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
 
 
 def _http_reads(port: int, path: str, key: str, reads: int) -> list[float]:
