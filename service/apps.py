@@ -7,7 +7,9 @@ tells it from a seat token (base64url, never a dot) and from a player token (`ct
 app id in it finds the app in one read, with no index of key hashes to keep.
 
 An app is one hash, `ct:{app:<id>}`, in a Redis Cluster slot of its own; `ct:apps` lists the
-ids for `cardtable apps list`.
+ids for `cardtable apps list`. `ct:origins` is the set of the web origins the live apps list,
+which every API process reads for CORS (service/cors.py): each change of an app writes it again
+from all the apps, so a later change mends whatever an earlier one raced with.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from service.match import hash_token
 KEY_PREFIX = "ctk_"
 _KEY = re.compile(r"ctk_([0-9a-f]{12})\.[A-Za-z0-9_-]{32}")
 APPS_KEY = "ct:apps"
+ORIGINS_KEY = "ct:origins"
+# A web origin as a browser sends it: scheme://host[:port], no path (an IPv6 host in brackets).
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::[0-9]{1,5})?")
 
 # An app's quotas unless the operator sets others (`cardtable apps create --rate ...`).
 DEFAULT_RATE = 200  # requests a second made with the app's key
@@ -68,6 +73,29 @@ def is_app_key(token: str) -> bool:
     return token.startswith(KEY_PREFIX)
 
 
+def normalize_origin(text: str) -> str:
+    """An origin as a browser's Origin header spells it (lower case, no trailing slash); 422
+    for anything that is not one (a path, a wildcard, no scheme)."""
+    origin = text.strip().lower().removesuffix("/")
+    if not _ORIGIN.fullmatch(origin):
+        raise errors.InvalidRequest(
+            f"{text!r} is not a web origin: scheme://host[:port], e.g. https://game.example.com"
+        )
+    return origin
+
+
+def _valid_origins(origins: list[str]) -> list[str]:
+    """The origins of the list that are origins at all, normalized (a record written to Redis
+    by other means than `Apps` may hold anything)."""
+    valid = []
+    for text in origins:
+        try:
+            valid.append(normalize_origin(text))
+        except errors.InvalidRequest:
+            continue
+    return valid
+
+
 def _new_key(app_id: str) -> str:
     return f"{KEY_PREFIX}{app_id}.{secrets.token_urlsafe(24)}"
 
@@ -80,10 +108,14 @@ class Apps:
 
     def create(self, name: str, **quotas: Any) -> tuple[App, str]:
         """A new app and its key (shown once: only its hash is kept)."""
+        if "origins" in quotas:
+            quotas["origins"] = [normalize_origin(o) for o in quotas["origins"]]
         app = App(id=secrets.token_hex(6), name=name, created=round(time.time(), 3), **quotas)
         key = _new_key(app.id)
         self._write(app, key_hash=hash_token(key))
         self.client.sadd(APPS_KEY, app.id)
+        if app.origins:
+            self.sync_origins()
         return app, key
 
     def _write(self, app: App, key_hash: str | None = None) -> None:
@@ -101,10 +133,14 @@ class Apps:
         return [app for app in (self.get(i) for i in ids) if app is not None]
 
     def update(self, app_id: str, **changes: Any) -> App:
+        if "origins" in changes:
+            changes["origins"] = [normalize_origin(o) for o in changes["origins"]]
         app = self._existing(app_id)
         for name, value in changes.items():
             setattr(app, name, value)
         self._write(app)
+        if "origins" in changes or "revoked" in changes:
+            self.sync_origins()
         return app
 
     def rotate(self, app_id: str) -> str:
@@ -117,6 +153,20 @@ class Apps:
     def revoke(self, app_id: str) -> App:
         """The app's key stops working, and so do its players' tokens."""
         return self.update(app_id, revoked=True)
+
+    def sync_origins(self) -> None:
+        """Make `ct:origins` the origins of the live apps. Only what changed is added or
+        removed, so a process reading the set meanwhile never finds it empty."""
+        wanted = {o for app in self.list() if not app.revoked for o in _valid_origins(app.origins)}
+        held = self.origins()
+        if wanted - held:
+            self.client.sadd(ORIGINS_KEY, *(wanted - held))
+        if held - wanted:
+            self.client.srem(ORIGINS_KEY, *(held - wanted))
+
+    def origins(self) -> set[str]:
+        """The web origins some live app lists (CORS, service/cors.py)."""
+        return {m.decode() if isinstance(m, bytes) else m for m in self.client.smembers(ORIGINS_KEY)}
 
     def _existing(self, app_id: str) -> App:
         app = self.get(app_id)

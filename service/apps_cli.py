@@ -76,7 +76,7 @@ def cmd_apps(args: argparse.Namespace) -> int:
             _show(apps.revoke(args.name), None, args.json)
         elif args.action == "set":
             _show(apps.update(args.name, **quotas), None, args.json)
-    except errors.NotFound as e:
+    except (errors.NotFound, errors.InvalidRequest) as e:
         print(f"cardtable apps: {e.message}", file=sys.stderr)
         return 1
     return 0
