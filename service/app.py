@@ -16,7 +16,7 @@ from flask.globals import request_ctx
 from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
-from service import errors, pages
+from service import cors, errors, pages
 from service.config import Config
 from service.errors import ApiError
 from service.extensions import Api, bearer_or_none, current_request, error_response
@@ -164,6 +164,8 @@ def create_app(config: Config | None = None) -> Flask:
 
     _install_error_handlers(app)
     _install_rate_limit(app, svc, config)
+    # After-request hooks run last registered first: CORS sees the Vary that _cache_headers set.
+    cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
     app.after_request(_cache_headers)
     pages.install(app, API_TITLE, SWAGGER_UI_ASSETS)
     return app
@@ -318,11 +320,12 @@ def _cache_headers(resp: Response) -> Response:
     made for a seat, or holding a new token, must never be kept by a cache."""
     environ = request.environ  # read once: each access through `request` costs a lookup
     if environ.get("PATH_INFO", "").startswith(PRIVATE_PATHS):
-        # Set directly: Response.vary parses the header into a set and back on every call,
-        # and nothing else here sets Vary.
+        # Set directly: Response.vary parses the header into a set and back on every call.
+        # Origin too: a browser's cross-origin call gets CORS headers others do not (service/cors.py,
+        # which runs after this and adds Origin where it is missing).
         headers = resp.headers
         vary = headers.get("Vary")
-        headers["Vary"] = f"{vary}, Authorization" if vary else "Authorization"
+        headers["Vary"] = f"{vary}, Authorization, Origin" if vary else "Authorization, Origin"
         if environ.get("REQUEST_METHOD") == "POST" or "HTTP_AUTHORIZATION" in environ:
             headers["Cache-Control"] = "no-store"
     return resp
