@@ -17,12 +17,14 @@ from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
 from service import cors, errors, pages
+from service.apps import KEY_PREFIX
 from service.config import Config
 from service.errors import ApiError
 from service.extensions import Api, bearer_or_none, current_request, error_response
 from service.match import hash_token
 from service.matches import MatchService, build_service
 from service.rate_limit import RateCheck, RateLimited
+from service.resources.auth import current_caller
 
 log = logging.getLogger("cardtable.app")
 
@@ -252,7 +254,9 @@ def _install_error_handlers(app: Flask) -> None:
 
 
 def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
-    """`CARDTABLE_RATE_LIMIT` requests a second per seat token, else per client address; and
+    """A call made with an app's key counts on its app, at most the app's `rate` a second
+    (`_count_on_app`), whatever CARDTABLE_RATE_LIMIT says. Every other call: `CARDTABLE_RATE_LIMIT`
+    requests a second per seat token, else per client address; and
     `CARDTABLE_ADDRESS_RATE_LIMIT` per address in all, seat tokens included.
 
     A token counts as its own only once the match it names shows it belongs to one of its
@@ -265,13 +269,18 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     skipped rather than turned into a 503.
     """
     limit, address_limit = config.RATE_LIMIT, config.address_rate_limit
-    if limit <= 0:
-        return
 
     @app.before_request
     def _rate_limit():
         req = current_request()
-        if req.environ.get("PATH_INFO") in UNLIMITED_PATHS:
+        environ = req.environ
+        if environ.get("PATH_INFO") in UNLIMITED_PATHS:
+            return
+        # Only a header that may hold an app key is looked at further: an anonymous call or a
+        # seat token's reads nothing here.
+        if KEY_PREFIX in environ.get("HTTP_AUTHORIZATION", "") and _count_on_app(svc, req.endpoint):
+            return
+        if limit <= 0:
             return
         address = req.remote_addr or "-"
         window, endpoint = int(time.time()), req.endpoint or "unknown"
@@ -288,6 +297,9 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         if count > limit:
             raise RateLimited(limit)
 
+    if limit <= 0:
+        return
+
     @app.after_request
     def _flush_rate(resp: Response) -> Response:
         try:
@@ -303,6 +315,31 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     @app.teardown_request
     def _forget_rate(exc):
         svc.store.rates.forget()  # never carry a count over to this thread's next request
+
+
+def _count_on_app(svc: MatchService, endpoint: str | None) -> bool:
+    """Count a call made with a valid app key on its app; 429 `quota_exceeded` (quota `rate`)
+    past the app's `rate` in this second. False when the credential is no valid app key (a
+    player token, a seat token, a bad key): the call is counted as the others are, and the
+    view answers a bad key itself."""
+    try:
+        caller = current_caller()
+    except errors.InvalidToken:
+        return False
+    except STORE_UNREACHABLE:
+        return False  # calls that need Redis answer 503 by themselves; the others go on
+    if not caller.is_app or caller.app is None:
+        return False
+    app = caller.app
+    try:
+        count = svc.store.rates.hit_app(app.id, int(time.time()), endpoint or "unknown")
+    except STORE_UNREACHABLE:
+        return True
+    if count > app.rate:
+        raise errors.QuotaExceeded(
+            "rate", f"the app {app.id} may make {app.rate} requests a second; slow down", retry_after=1
+        )
+    return True
 
 
 def _rate_limited_response(e: RateLimited) -> Response:

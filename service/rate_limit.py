@@ -1,5 +1,6 @@
 """The rate limit (docs/api.md, "Requests"): counts a second per seat token and per client
-address, in Redis so that every API process shares them.
+address, and per app for the calls made with its key (its `rate` quota, docs/api.md "Limits"),
+in Redis so that every API process shares them.
 
 A match call's count rides in the same round trip as its match load (`Store.load` asks
 `take_pending`, sends `groups` before its reads and hands the counts to `settle`), so the
@@ -52,7 +53,7 @@ _pending_rate: ContextVar[RateCheck | None] = ContextVar("pending_rate", default
 
 
 def _rate_id(kind: str, who: str) -> str:
-    """Whom a rate count is kept for: a token's digest (t) or a client address (a)."""
+    """Whom a rate count is kept for: a token's digest (t), a client address (a) or an app (k)."""
     return f"{kind}:{who}"
 
 
@@ -89,6 +90,13 @@ class RateLimiter:
     def hit(self, address: str, window: int, endpoint: str) -> int:
         """Count a request from `address` in this one-second window (and in the metrics)."""
         group = self._count_group(_rate_id("a", address), window, endpoint)
+        ((count, *_),) = self.exchange([group], True)
+        return int(count)
+
+    def hit_app(self, app_id: str, window: int, endpoint: str) -> int:
+        """Count a request made with an app's key in this one-second window (and in the
+        metrics): the app's own count, whatever address it comes from."""
+        group = self._count_group(_rate_id("k", app_id), window, endpoint)
         ((count, *_),) = self.exchange([group], True)
         return int(count)
 
