@@ -36,6 +36,9 @@ SWAGGER_UI_ASSETS = "/docs/assets/"
 SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"}
 
 
+# With CARDTABLE_REQUIRE_APP, the calls that make a match or give a seat: create, join, claim
+# (an invitation) and quick play.
+APP_ONLY_ENDPOINTS = frozenset({"matches.Matches", "matches.Join", "matches.Claim", "lobby.Quick"})
 # Calls that are never rate limited: probes and scrapes.
 UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")
 # Redis down or restarting, or a cluster failing over: a 503 where a call needs the store, and
@@ -166,6 +169,8 @@ def create_app(config: Config | None = None) -> Flask:
 
     _install_error_handlers(app)
     _install_rate_limit(app, svc, config)
+    if config.REQUIRE_APP:
+        _install_require_app(app)
     # After-request hooks run last registered first: CORS sees the Vary that _cache_headers set.
     cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
     app.after_request(_cache_headers)
@@ -340,6 +345,23 @@ def _count_on_app(svc: MatchService, endpoint: str | None) -> bool:
             "rate", f"the app {app.id} may make {app.rate} requests a second; slow down", retry_after=1
         )
     return True
+
+
+def _install_require_app(app: Flask) -> None:
+    """CARDTABLE_REQUIRE_APP: the calls that make a match or give a seat (create, join, claim,
+    quick play) need an app key or a player token; everything else is as without it. Checked
+    here by endpoint, before the view reads its body."""
+
+    @app.before_request
+    def _require_app():
+        req = current_request()
+        if req.method != "POST" or req.endpoint not in APP_ONLY_ENDPOINTS:
+            return
+        if current_caller().app is None:  # a bad key or token is 401 in current_caller
+            raise errors.InvalidToken(
+                "this server plays only through apps: send your app's key (Authorization: Bearer"
+                " ctk_...) or a player token (Authorization: Bearer ctp_...)"
+            )
 
 
 def _rate_limited_response(e: RateLimited) -> Response:
