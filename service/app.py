@@ -169,8 +169,7 @@ def create_app(config: Config | None = None) -> Flask:
 
     _install_error_handlers(app)
     _install_rate_limit(app, svc, config)
-    if config.REQUIRE_APP:
-        _install_require_app(app)
+    _install_require_app(app, config)
     # After-request hooks run last registered first: CORS sees the Vary that _cache_headers set.
     cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
     app.after_request(_cache_headers)
@@ -259,10 +258,9 @@ def _install_error_handlers(app: Flask) -> None:
 
 
 def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
-    """A call made with an app's key counts on its app, at most the app's `rate` a second
-    (`_count_on_app`), whatever CARDTABLE_RATE_LIMIT says. Every other call: `CARDTABLE_RATE_LIMIT`
-    requests a second per seat token, else per client address; and
-    `CARDTABLE_ADDRESS_RATE_LIMIT` per address in all, seat tokens included.
+    """A call with an app's key counts on its app alone, at most the app's `rate` a second, even
+    with CARDTABLE_RATE_LIMIT at 0 (`_count_on_app`). Any other call: `CARDTABLE_RATE_LIMIT` a
+    second per seat token, else per client address; `CARDTABLE_ADDRESS_RATE_LIMIT` per address in all.
 
     A token counts as its own only once the match it names shows it belongs to one of its
     seats: any other token (made up, another match's, for no match at all) counts against the
@@ -281,8 +279,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         environ = req.environ
         if environ.get("PATH_INFO") in UNLIMITED_PATHS:
             return
-        # Only a header that may hold an app key is looked at further: an anonymous call or a
-        # seat token's reads nothing here.
+        # Only a header that may hold an app key is looked at further (no read for the others).
         if KEY_PREFIX in environ.get("HTTP_AUTHORIZATION", "") and _count_on_app(svc, req.endpoint):
             return
         if limit <= 0:
@@ -347,10 +344,12 @@ def _count_on_app(svc: MatchService, endpoint: str | None) -> bool:
     return True
 
 
-def _install_require_app(app: Flask) -> None:
+def _install_require_app(app: Flask, config: Config) -> None:
     """CARDTABLE_REQUIRE_APP: the calls that make a match or give a seat (create, join, claim,
     quick play) need an app key or a player token; everything else is as without it. Checked
     here by endpoint, before the view reads its body."""
+    if not config.REQUIRE_APP:
+        return
 
     @app.before_request
     def _require_app():
