@@ -36,9 +36,11 @@ SWAGGER_UI_ASSETS = "/docs/assets/"
 SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"}
 
 
-# With CARDTABLE_REQUIRE_APP, the calls that make a match or give a seat: create, join, claim
-# (an invitation) and quick play.
-APP_ONLY_ENDPOINTS = frozenset({"matches.Matches", "matches.Join", "matches.Claim", "lobby.Quick"})
+# With CARDTABLE_REQUIRE_APP, the calls that make a match or give a seat: create, rematch,
+# join, claim (an invitation) and quick play.
+APP_ONLY_ENDPOINTS = frozenset(
+    {"matches.Matches", "matches.Rematch", "matches.Join", "matches.Claim", "lobby.Quick"}
+)
 # Calls that are never rate limited: probes and scrapes.
 UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")
 # Redis down or restarting, or a cluster failing over: a 503 where a call needs the store, and
@@ -345,8 +347,8 @@ def _count_on_app(svc: MatchService, endpoint: str | None) -> bool:
 
 
 def _install_require_app(app: Flask, config: Config) -> None:
-    """CARDTABLE_REQUIRE_APP: the calls that make a match or give a seat (create, join, claim,
-    quick play) need an app key or a player token; everything else is as without it. Checked
+    """CARDTABLE_REQUIRE_APP: the calls that make a match or give a seat (create, rematch, join,
+    claim, quick play) need an app key or a player token; everything else is as without it. Checked
     here by endpoint, before the view reads its body."""
     if not config.REQUIRE_APP:
         return

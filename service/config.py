@@ -12,7 +12,7 @@
 | `CARDTABLE_BOT_DELAY` | `0` | seconds a bot waits before moving, so people can follow |
 | `CARDTABLE_RATE_LIMIT` | `100` | requests a second per seat token, and per address without one; 0: off |
 | `CARDTABLE_ADDRESS_RATE_LIMIT` | `0` | requests a second per address, seat tokens included; 0: twice that |
-| `CARDTABLE_REQUIRE_APP` | `0` | `1`: create, join, claim and quick play need an app key or a player token |
+| `CARDTABLE_REQUIRE_APP` | `0` | `1`: new matches, rematches, joins, claims need an app key or player token |
 | `CARDTABLE_ORIGINS_TTL` | `5` | seconds an API process keeps its copy of the apps' web origins (CORS) |
 | `CARDTABLE_ANONYMOUS_BOT_MATCHES` | `2` | live matches with no human seat an address may hold; 0: none |
 | `CARDTABLE_ANONYMOUS_WAITING_MATCHES` | `10` | live waiting matches one address may hold |

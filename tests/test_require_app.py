@@ -1,5 +1,6 @@
-"""CARDTABLE_REQUIRE_APP=1 (docs/api.md, "Limits"): creating a match, joining one, claiming an
-invitation and quick play need an app key or a player token; everything else is as without it."""
+"""CARDTABLE_REQUIRE_APP=1 (docs/api.md, "Limits"): creating a match (a rematch too), joining
+one, claiming an invitation and quick play need an app key or a player token; everything else is
+as without it."""
 
 from __future__ import annotations
 
@@ -87,6 +88,22 @@ def test_an_app_key_and_a_player_token_create_join_claim_and_quick_play(client, 
     for credential in (ana, key):
         quick = client.post("/v1/matches/quick", json=QUICK, headers=auth(credential))
         assert quick.status_code == 200, quick.get_json()
+
+
+def test_a_rematch_takes_a_player_token_and_a_seat_token_is_not_enough(client, key):
+    cy, di = player(client, key, "cy"), player(client, key, "di")
+    bound = {"game": "zhol", "seats": [{"kind": "human", "player": "cy"}, {"kind": "human", "player": "di"}]}
+    players_match = client.post("/v1/matches", json=bound, headers=auth(key)).get_json()["id"]
+    seats = client.post("/v1/matches", json={**bound, "seats": [{"kind": "human"}] * 2}, headers=auth(key))
+    seats_match, (first, second) = seats.get_json()["id"], [s["token"] for s in seats.get_json()["seats"]]
+    for match_id, resigner in ((players_match, cy), (seats_match, first)):
+        resigned = client.post(
+            f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(resigner)
+        )
+        assert resigned.get_json()["status"] == "finished", resigned.get_json()
+    refused(client.post(f"/v1/matches/{seats_match}/rematch", headers=auth(second)))
+    again = client.post(f"/v1/matches/{players_match}/rematch", headers=auth(di))
+    assert again.status_code == 201, again.get_json()
 
 
 def test_everything_else_works_without_an_app(client, key):
