@@ -170,13 +170,19 @@ def create_app(config: Config | None = None) -> Flask:
         return send_from_directory(str(folder), name, max_age=24 * 3600)
 
     _install_error_handlers(app)
-    _install_rate_limit(app, svc, config)
-    _install_require_app(app, config)
-    # After-request hooks run last registered first: CORS sees the Vary that _cache_headers set.
-    cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
-    app.after_request(_cache_headers)
+    _install_hooks(app, svc, config)
     pages.install(app, API_TITLE, SWAGGER_UI_ASSETS)
     return app
+
+
+def _install_hooks(app: Flask, svc: MatchService, config: Config) -> None:
+    """The request hooks. Before-request hooks run in this order (the rate count first, so a
+    call refused for want of an app is counted too); after-request hooks run last registered
+    first, so CORS sees the Vary that _cache_headers set."""
+    _install_rate_limit(app, svc, config)
+    _install_require_app(app, config)
+    cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
+    app.after_request(_cache_headers)
 
 
 def _document(api: Api) -> None:
