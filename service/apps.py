@@ -24,6 +24,7 @@ from typing import Any
 
 from service import errors
 from service.match import hash_token
+from service.players import directory_key, player_key
 
 KEY_PREFIX = "ctk_"
 _KEY = re.compile(r"ctk_([0-9a-f]{12})\.[A-Za-z0-9_-]{32}")
@@ -151,8 +152,14 @@ class Apps:
         return key
 
     def revoke(self, app_id: str) -> App:
-        """The app's key stops working, and so do its players' tokens."""
-        return self.update(app_id, revoked=True)
+        """The app's key stops working, and so do its players' tokens: every one of them is
+        dropped here, once, so the seats they held answer 401 with no check of the app on
+        every move."""
+        app = self.update(app_id, revoked=True)
+        for _, player_id in self.client.hscan_iter(directory_key(app_id)):
+            pid = player_id.decode() if isinstance(player_id, bytes) else player_id
+            self.client.hset(player_key(pid), "tokens", "[]")
+        return app
 
     def sync_origins(self) -> None:
         """Make `ct:origins` the origins of the live apps. Only what changed is added or

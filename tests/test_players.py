@@ -179,10 +179,16 @@ def test_bad_keys_and_tokens_answer_401(client, svc):
     player = put_player(client, key, "ivy")
     assert client.get("/v1/me", headers=auth(key)).status_code == 401  # an app key is not a player
     assert client.get("/v1/players/ivy", headers=auth(player)).status_code == 401  # nor the other way
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    match_id = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(player)
+    ).get_json()["id"]
     app_id = key[4:16]
     svc.store.apps.revoke(app_id)
     assert client.get("/v1/players/ivy", headers=auth(key)).status_code == 401
     assert client.get("/v1/me", headers=auth(player)).status_code == 401
+    # Its seats too: a revoked app's players act nowhere.
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(player)).status_code == 401
 
 
 def test_an_apps_live_match_quotas_refuse_at_their_edge(config, svc):
