@@ -19,24 +19,20 @@ that finds them gone, as `/v1/me/matches` does; each index keeps its newest INDE
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
-from service import errors
+from service import cursors, errors
 from service.apps import app_key
 from service.callers import Caller
 from service.following import Following
 from service.match import Match
-from service.players import Player, player_key
+from service.players import Player, match_list_key, player_key
 from service.rated import player_ratings
 from service.repository import MatchRepository, Write
 from service.store import Store
 
 # Entries an index keeps; the oldest go first.
 INDEX_LIMIT = 100_000
-# Index entries read per round trip while filling a page.
-BATCH = 50
 # Matches one page looks at, at most, before it answers with what it found: a filter that
 # few of an app's matches pass then gives short pages (with a next_cursor) rather than a
 # request that reads every match the app has.
@@ -96,35 +92,12 @@ def owns(store: Store, app_id: str, match_id: str) -> bool:
 
 
 # --- listing --------------------------------------------------------------------------------
-def encode_cursor(score: float, match_id: str) -> str:
-    raw = json.dumps([score, match_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[float, str]:
-    try:
-        score, match_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if type(score) in (int, float) and isinstance(match_id, str):
-            return float(score), match_id
-    except (ValueError, TypeError):
-        pass
-    raise errors.InvalidRequest("cursor is not one this service gave", {"cursor": ["not from this list"]})
-
-
-def _entries(client: Any, key: str, after: tuple[float, str] | None):
-    """(match id, score) of an index, newest first (ties: highest id first, as ZREVRANGE
-    orders them), after the place `after` names."""
-    top = "+inf" if after is None else after[0]
-    offset = 0
-    while True:
-        rows = client.zrevrangebyscore(key, top, "-inf", start=offset, num=BATCH, withscores=True)
-        for member, score in rows:
-            match_id = member.decode() if isinstance(member, bytes) else str(member)
-            if after is None or (score, match_id) < after:
-                yield match_id, score
-        if len(rows) < BATCH:
-            return
-        offset += BATCH
+def _place(cursor: str) -> tuple[float, str]:
+    """The (score, match id) a cursor of this list names."""
+    place = cursors.decode(cursor)
+    if len(place) != 2 or type(place[0]) not in (int, float) or not isinstance(place[1], str):
+        cursors.refuse()
+    return float(place[0]), place[1]
 
 
 def entry(match: Match, app_id: str) -> dict[str, Any]:
@@ -161,11 +134,11 @@ def app_matches(
         player_id = player.id
     found: list[dict[str, Any]] = []
     gone: list[str] = []
-    place = decode_cursor(cursor) if cursor else None  # the last entry looked at
+    place = _place(cursor) if cursor else None  # the last entry looked at
     next_cursor = None
-    for scanned, (match_id, score) in enumerate(_entries(client, matches_key(app_id), place)):
+    for scanned, (match_id, score) in enumerate(cursors.newest_first(client, matches_key(app_id), place)):
         if scanned == MAX_SCANNED:
-            next_cursor = encode_cursor(*place) if place else None
+            next_cursor = cursors.encode(*place) if place else None
             break
         match = repo.find(match_id)
         if match is None:
@@ -173,7 +146,7 @@ def app_matches(
         elif _passes(match, filters, player_id):
             if len(found) == limit:
                 # One more than the page holds: a next page exists, and starts after `place`.
-                next_cursor = encode_cursor(*place) if place else None
+                next_cursor = cursors.encode(*place) if place else None
                 break
             found.append(entry(match, app_id))
         place = (score, match_id)
@@ -226,7 +199,7 @@ def player_match_ids(client: Any, player_id: str) -> list[str]:
     """Every match the player's lists name, newest first within its live ones and those
     over (service/players.py), then the matches it joined that those no longer name."""
     ids: list[str] = []
-    for key in (f"{player_key(player_id)}:live", f"{player_key(player_id)}:done", joined_key(player_id)):
+    for key in (match_list_key(player_id, "live"), match_list_key(player_id, "done"), joined_key(player_id)):
         for member in client.zrevrange(key, 0, -1):
             match_id = member.decode() if isinstance(member, bytes) else str(member)
             if match_id not in ids:

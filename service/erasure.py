@@ -34,7 +34,7 @@ from service import codec, errors
 from service.admin import joined_key, player_match_ids
 from service.match import Match
 from service.outbox import encode as encode_effect
-from service.players import Player, directory_key, player_key
+from service.players import Player, directory_key, match_list_key, player_key
 from service.repository import RETRIES, MatchRepository, Write
 from service.store import Store
 
@@ -114,7 +114,9 @@ class Erasure:
             matches = sum(self.scrub_match(match_id, player_id, names) for match_id in ids)
         boards = self.store.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
         key = player_key(player_id)
-        self.client.delete(key, f"{key}:live", f"{key}:done", joined_key(player_id))
+        self.client.delete(
+            key, match_list_key(player_id, "live"), match_list_key(player_id, "done"), joined_key(player_id)
+        )
         self._forget(keys=[directory_key(app_id)], args=[external, player_id])
         return {"player": external, "matches": matches, "leaderboards": boards}
 

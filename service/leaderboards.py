@@ -20,8 +20,6 @@ that stayed where they were.
 
 from __future__ import annotations
 
-import base64
-import json
 import math
 import re
 from typing import Any
@@ -30,7 +28,7 @@ import orjson
 import redis
 from redis.cluster import RedisCluster
 
-from service import errors
+from service import cursors, errors
 
 MAX_LIMIT = 100
 # An app id or game id goes inside the `{...}` hash tag: a brace would end the tag early.
@@ -101,25 +99,19 @@ def board_keys(app_id: str, game: str) -> tuple[str, str]:
 
 
 def encode_cursor(rating: float, player_id: str) -> str:
-    raw = json.dumps([rating, player_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return cursors.encode(rating, player_id)
 
 
 def decode_cursor(cursor: str) -> tuple[float, str]:
     """The (rating, player id) a cursor names; InvalidRequest for anything not of the form
     `encode_cursor` makes. A well-formed cursor it did not make is still a place in the board's
     order, and gets the page after that place."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        rating, player_id = json.loads(raw)
-        if type(rating) not in (int, float) or not math.isfinite(rating) or type(player_id) is not str:
-            raise ValueError(cursor)
-    except (ValueError, TypeError, UnicodeDecodeError):
-        raise errors.InvalidRequest(
-            "cursor is not one this service gave; start again without it",
-            {"cursor": ["not a cursor from next_cursor"]},
-        ) from None
-    return float(rating), player_id
+    place = cursors.decode(cursor)
+    if len(place) != 2 or type(place[0]) not in (int, float) or not math.isfinite(place[0]):
+        cursors.refuse()
+    if type(place[1]) is not str:
+        cursors.refuse()
+    return float(place[0]), place[1]
 
 
 class Leaderboards:

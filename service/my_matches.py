@@ -3,32 +3,27 @@ newest first in each, each with what an app's match list shows (docs/integrating
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
-from service import errors
+from service import cursors
 from service.match import Match
 from service.players import Player
 from service.repository import MatchRepository
 
 PARTS = ("live", "done")
-_OVER = ("finished", "aborted")
 
 
-def encode_cursor(part: str, score: float, match_id: str) -> str:
-    raw = json.dumps([part, score, match_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[str, float, str]:
-    try:
-        part, score, match_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if part in PARTS and isinstance(score, int | float) and isinstance(match_id, str):
-            return part, float(score), match_id
-    except (ValueError, TypeError):
-        pass
-    raise errors.InvalidRequest("cursor is not one this service gave", {"cursor": ["not from this list"]})
+def _place(cursor: str) -> tuple[str, float, str]:
+    """The (part, score, match id) a cursor of this list names."""
+    place = cursors.decode(cursor)
+    if (
+        len(place) != 3
+        or place[0] not in PARTS
+        or type(place[1]) not in (int, float)
+        or not isinstance(place[2], str)
+    ):
+        cursors.refuse()
+    return place[0], float(place[1]), place[2]
 
 
 def entry(match: Match, seat: int) -> dict[str, Any]:
@@ -56,29 +51,33 @@ def my_matches(
     players = repo.store.players
     part, after = "live", None
     if cursor is not None:
-        part, score, match_id = decode_cursor(cursor)
+        part, score, match_id = _place(cursor)
         after = (score, match_id)
     found: list[dict[str, Any]] = []
     last: tuple[str, float, str] | None = None  # where the page's last match stands
-    while True:
-        rows = players.matches(player.id, part, after, limit)
-        for match_id, score in rows:
-            after = (score, match_id)
-            match = repo.find(match_id)
-            seat = match.seat_of_player(player.id) if match is not None else None
-            if match is None or seat is None:
-                players.forget_match(player.id, match_id)  # expired, or the seat was left
-                continue
-            if part == "live" and match.over():
-                players.settle(player.id, match_id, score)
-                continue  # listed again among the done ones
-            if status is None or match.status() == status:
-                if len(found) == limit:
-                    # One more than the page holds: a next page exists, and starts after `last`.
-                    return {"matches": found, "next": encode_cursor(*last) if last else None}
-                found.append(entry(match, seat))
-                last = (part, score, match_id)
-        if len(rows) < limit:
+    # Matches to move to the done part, and to drop: changed after the walk over the part, as
+    # a sorted set read in pages must not change under its reader.
+    over: list[tuple[str, float]] = []
+    gone: list[str] = []
+    try:
+        while True:
+            for match_id, score in players.matches(player.id, part, after):
+                match = repo.find(match_id)
+                seat = match.seat_of_player(player.id) if match is not None else None
+                if match is None or seat is None:
+                    gone.append(match_id)  # expired, or the seat was left or handed over
+                elif part == "live" and match.over():
+                    over.append((match_id, score))  # listed again among the done ones
+                elif status is None or match.status() == status:
+                    if len(found) == limit:
+                        # One more than the page holds: a next page exists, and starts after `last`.
+                        return {"matches": found, "next": cursors.encode(*last) if last else None}
+                    found.append(entry(match, seat))
+                    last = (part, score, match_id)
             if part == "done":
                 return {"matches": found, "next": None}
-            part, after = "done", None
+            players.settle(player.id, over)  # before the done part is read
+            over, part, after = [], "done", None
+    finally:
+        players.settle(player.id, over)
+        players.forget(player.id, gone)

@@ -20,10 +20,11 @@ import json
 import re
 import secrets
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from service import errors
+from service import cursors, errors
 from service.match import hash_token
 
 TOKEN_PREFIX = "ctp_"
@@ -52,6 +53,11 @@ class Player:
 
 def player_key(player_id: str) -> str:
     return f"ct:{{pl:{player_id}}}"
+
+
+def match_list_key(player_id: str, part: str) -> str:
+    """The player's `live` or `done` matches, scored by when it sat down."""
+    return f"{player_key(player_id)}:{part}"
 
 
 def rating_field(game: str) -> str:
@@ -157,36 +163,27 @@ class Players:
 
     # --- the player's matches ---------------------------------------------------------------
     def sat_down(self, player_id: str, match_id: str) -> None:
-        self.client.zadd(f"{player_key(player_id)}:live", {match_id: time.time()})
+        self.client.zadd(match_list_key(player_id, "live"), {match_id: time.time()})
 
-    def matches(self, player_id: str, part: str, after: tuple[float, str] | None, count: int) -> list:
-        """(match id, score) of the player's `live` or `done` matches, newest first, after
-        the cursor's (score, id)."""
-        key = f"{player_key(player_id)}:{part}"
-        top = "+inf" if after is None else after[0]
-        rows = self.client.zrevrangebyscore(key, top, "-inf", start=0, num=count + 50, withscores=True)
-        out = []
-        for member, score in rows:
-            match_id = member.decode()
-            if after is not None and (score, match_id) >= after:
-                continue
-            out.append((match_id, score))
-            if len(out) == count:
-                break
-        return out
+    def matches(
+        self, player_id: str, part: str, after: tuple[float, str] | None
+    ) -> Iterator[tuple[str, float]]:
+        """(match id, score) of the player's `live` or `done` matches, newest first, after the
+        place (score, match id) a cursor names."""
+        return cursors.newest_first(self.client, match_list_key(player_id, part), after)
 
-    def settle(self, player_id: str, match_id: str, score: float) -> None:
-        """Move a match the player's list found over to its done part."""
-        key = player_key(player_id)
-        with self.client.pipeline(transaction=True) as p:
-            p.zrem(f"{key}:live", match_id)
-            p.zadd(f"{key}:done", {match_id: score})
-            p.execute()
+    def settle(self, player_id: str, over: list[tuple[str, float]]) -> None:
+        """Move matches the player's list found over to its done part, keeping their scores."""
+        if over:
+            with self.client.pipeline(transaction=True) as p:
+                p.zrem(match_list_key(player_id, "live"), *(match_id for match_id, _ in over))
+                p.zadd(match_list_key(player_id, "done"), dict(over))
+                p.execute()
 
-    def forget_match(self, player_id: str, match_id: str) -> None:
-        """A match that is gone (expired) leaves the player's lists."""
-        key = player_key(player_id)
-        with self.client.pipeline(transaction=False) as p:
-            p.zrem(f"{key}:live", match_id)
-            p.zrem(f"{key}:done", match_id)
-            p.execute()
+    def forget(self, player_id: str, gone: list[str]) -> None:
+        """Matches that are gone (expired, or the seat is no longer the player's) leave its lists."""
+        if gone:
+            with self.client.pipeline(transaction=False) as p:
+                p.zrem(match_list_key(player_id, "live"), *gone)
+                p.zrem(match_list_key(player_id, "done"), *gone)
+                p.execute()
