@@ -4,14 +4,12 @@ app's match or player answers 404, as one that never was."""
 
 from __future__ import annotations
 
-from flask import Response, current_app
+from flask import Response
 from flask.views import MethodView
 
 from service import admin, codec, errors, examples
 from service.erasure import Erasure
 from service.extensions import Blueprint, declare_errors
-from service.matches import MatchService
-from service.players import Player
 from service.resources.admin.schemas import (
     AppMatchesQuerySchema,
     AppMatchesSchema,
@@ -19,9 +17,9 @@ from service.resources.admin.schemas import (
     PlayerExportSchema,
 )
 from service.resources.auth import current_caller
-from service.resources.matches.routes import json_response
+from service.resources.matches.routes import json_response, service
 from service.resources.matches.schemas import ViewSchema
-from service.resources.players.routes import APP_KEY, EXTERNAL_ID_LENGTH
+from service.resources.players.routes import APP_KEY, EXTERNAL_ID_LENGTH, app_player
 
 blp = Blueprint(
     "admin", __name__, url_prefix="/v1", description="An app's matches and its players' data (the app's key)"
@@ -33,22 +31,6 @@ def _never_stored(resp: Response) -> Response:
     # Each answer is one app's, read with its key: no cache keeps it.
     resp.headers["Cache-Control"] = "no-store"
     return resp
-
-
-def _service() -> MatchService:
-    return current_app.extensions["cardtable"]
-
-
-def _player(external_id: str) -> tuple[Player, str]:
-    """The app key's player with this external id, and the app's id; 404 for one the app does
-    not have."""
-    app = current_caller().require_app()
-    player = None
-    if 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
-        player = _service().store.players.find(app.id, external_id)
-    if player is None:
-        raise errors.NotFound(f"no player {external_id!r} in this app")
-    return player, app.id
 
 
 @blp.route("/admin/matches")
@@ -68,7 +50,7 @@ class AppMatches(MethodView):
         """
         app = current_caller().require_app()
         filters = {k: query.get(k) for k in ("status", "game", "player")}
-        return admin.app_matches(_service().repo, app.id, filters, query["limit"], query.get("cursor"))
+        return admin.app_matches(service().repo, app.id, filters, query["limit"], query.get("cursor"))
 
 
 @blp.route("/admin/matches/<match_id:match_id>/abort")
@@ -85,7 +67,7 @@ class AbortMatch(MethodView):
         `match_not_active` when it is over already.
         """
         app = current_caller().require_app()
-        view = admin.abort(_service().repo, app.id, match_id)
+        view = admin.abort(service().repo, app.id, match_id)
         return json_response(view, view["version"])
 
 
@@ -102,8 +84,8 @@ class PlayerExport(MethodView):
         history once it is over, else its public view. Finished matches are kept 7 days
         (CARDTABLE_FINISHED_TTL).
         """
-        player, app_id = _player(external_id)
-        svc = _service()
+        player, app_id = app_player(external_id)
+        svc = service()
         exported = admin.export(svc.repo, svc.following, app_id, player)
         return Response(codec.dumps(exported), mimetype="application/json")
 
@@ -126,7 +108,7 @@ class ErasePlayer(MethodView):
         app = current_caller().require_app()
         if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
             raise errors.NotFound(f"no player {external_id!r} in this app")
-        erased = Erasure(_service().repo).erase(app.id, external_id)
+        erased = Erasure(service().repo).erase(app.id, external_id)
         if erased is None:
             raise errors.NotFound(f"no player {external_id!r} in this app")
         return erased

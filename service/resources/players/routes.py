@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app
+from flask import Response
 from flask.views import MethodView
 
 from engines.registry import GAMES
@@ -12,6 +12,7 @@ from service.my_matches import my_matches
 from service.players import Player
 from service.rated import player_ratings
 from service.resources.auth import current_caller
+from service.resources.matches.routes import service
 from service.resources.players.schemas import (
     AppPlayerSchema,
     LeaderboardQuerySchema,
@@ -31,24 +32,16 @@ PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
 EXTERNAL_ID_LENGTH = 128
 
 
-def _service():
-    return current_app.extensions["cardtable"]
-
-
-def _player_of_app(external_id: str) -> tuple[Player | None, str]:
-    """The app key's player with this external id (None if there is none) and the app's id."""
-    if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
-        raise errors.NotFound(f"no player {external_id!r}")
+def app_player(external_id: str) -> tuple[Player, str]:
+    """The app key's player with this external id, and the app's id; 404 for one the app does
+    not have: another app's player answers the same (an app sees only its own, never a 403)."""
     app = current_caller().require_app()
-    return _service().store.players.find(app.id, external_id), app.id
-
-
-def _existing(external_id: str) -> Player:
-    player, _ = _player_of_app(external_id)
+    player = None
+    if 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
+        player = service().store.players.find(app.id, external_id)
     if player is None:
-        # Another app's player answers the same: an app sees only its own (never a 403).
         raise errors.NotFound(f"no player {external_id!r} in this app")
-    return player
+    return player, app.id
 
 
 @blp.route("/players/<external_id>")
@@ -67,7 +60,7 @@ class PlayerResource(MethodView):
         if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
             raise errors.InvalidRequest("external_id is 1-128 characters", {"external_id": ["bad length"]})
         app = current_caller().require_app()
-        player, token = _service().store.players.put(app.id, external_id, body["name"], body.get("metadata"))
+        player, token = service().store.players.put(app.id, external_id, body["name"], body.get("metadata"))
         return {"player": player.external, "name": player.name, "token": token}
 
     @blp.response(200, AppPlayerSchema, example=examples.PLAYER)
@@ -79,8 +72,8 @@ class PlayerResource(MethodView):
         Your app key only; a player of another app answers 404 like one that never was.
         `ratings` holds a rating per game once a rated match of it has ended.
         """
-        player = _existing(external_id)
-        return {**player.public(), "ratings": player_ratings(_service().store.state, player.id)}
+        player, _ = app_player(external_id)
+        return {**player.public(), "ratings": player_ratings(service().store.state, player.id)}
 
 
 @blp.route("/players/<external_id>/token")
@@ -94,8 +87,8 @@ class PlayerTokenResource(MethodView):
         For a lost or stolen device: hand the new token to the player's current client. The
         player keeps its seats; its matches answer to the new token at once.
         """
-        player = _existing(external_id)
-        token = _service().store.players.rotate(player)
+        player, _ = app_player(external_id)
+        token = service().store.players.rotate(player)
         return {"player": player.external, "name": player.name, "token": token}
 
 
@@ -127,7 +120,7 @@ class MyMatches(MethodView):
         when it last changed: all an app needs to show a player's games again on a new phone.
         """
         player = current_caller().require_player()
-        return my_matches(_service().repo, player, query.get("status"), query["limit"], query.get("cursor"))
+        return my_matches(service().repo, player, query.get("status"), query["limit"], query.get("cursor"))
 
 
 @blp.route("/leaderboards/<game>")
@@ -147,6 +140,6 @@ class Leaderboard(MethodView):
             raise errors.InvalidToken("this call needs an app key or a player token")
         if game not in GAMES:
             raise errors.NotFound(f"no game {game!r}")
-        page = _service().store.leaderboards.page(app.id, game, query["limit"], query.get("cursor"))
+        page = service().store.leaderboards.page(app.id, game, query["limit"], query.get("cursor"))
         # Dumped directly, as views are: marshmallow over a page of 100 players was most of its time.
         return Response(codec.dumps(page), mimetype="application/json")
