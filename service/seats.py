@@ -67,7 +67,7 @@ class Seats:
             "status": "waiting",
             "state": None,
             "clock": None,
-            "created": time.time(),
+            "created": round(time.time(), 3),  # to the millisecond, as the commit stamps "at"
             "joins": sum(s["kind"] == "human" for s in seats),
             "listed": bool(body.get("listed")),
             # Keys the bots' randomness (service/bots.py, bot_rng); never shown to anyone.
