@@ -11,6 +11,8 @@ from engines.registry import GAMES
 from service import errors, fair_seeds, hints
 from service.config import Config
 from service.match import Match
+from service.players import holds as holds_token
+from service.players import player_of_token
 from service.repository import MatchRepository
 from service.store import EVENTS_PAGE, channel
 from service.waiters import ClusterHub, Hub, Waiter
@@ -47,6 +49,7 @@ class Holder:
     checked: int
     lost: bool = False  # the token no longer holds the seat: the feed serves nothing more
     app: str | None = None  # the app of the seat's player: its players are named in match_over
+    player: str | None = None  # opened with a player token: that player's id
 
     @classmethod
     def of(cls, repo: MatchRepository, match: Match, token: str | None) -> Holder:
@@ -54,7 +57,8 @@ class Holder:
         token of no seat of the match)."""
         seat = repo.authenticate(match, token, required=False)
         app = match.record["seats"][seat].get("app") if seat is not None else None
-        return cls(token, seat, match.event_count, app=app)
+        player = player_of_token(token) if seat is not None and token is not None else None
+        return cls(token, seat, match.event_count, app=app, player=player)
 
 
 class Following:
@@ -161,6 +165,11 @@ class Following:
         seat = holder.seat
         if seat is None:
             return [redact_event(e, None) for e in raw]
+        if raw and holder.player is not None and not self._player_holds(holder):
+            # The player's tokens were rotated, its app revoked or the player erased while the
+            # feed was open: the feed ends, serving nothing more.
+            holder.lost = True
+            return []
         for i, e in enumerate(raw):
             if e["seq"] > holder.checked and e["type"] in SEAT_CHANGES and e.get("seat") == seat:
                 now = self.repo.find(match_id)
@@ -174,6 +183,10 @@ class Following:
         if holder.app is not None and any(e["type"] == "match_over" for e in served):
             self._name_players(match_id, holder.app, served)
         return served
+
+    def _player_holds(self, holder: Holder) -> bool:
+        assert holder.player is not None and holder.token is not None
+        return holds_token(self.store.players.tokens_of(holder.player), holder.token)
 
     def _name_players(self, match_id: str, app: str, served: list[dict[str, Any]]) -> None:
         """`match_over` names the seats' players (external ids) for a holder of their app."""

@@ -96,3 +96,28 @@ def test_a_seat_that_leaves_a_started_match_keeps_following_it(api):
     events = api.events(match_id, token, after=after)["events"]
     assert [e["type"] for e in events][-1] in ("leave", "match_over")
     assert api.view(match_id, token)["you"] == 1
+
+
+def test_a_feed_opened_with_a_player_token_ends_when_the_players_tokens_are_rotated(api, app):
+    """A long-poll that authenticated a player's token before its wait serves nothing once the
+    app rotated that player's tokens: the feed holds the token no longer."""
+    from tests.test_players import new_app, put_player
+
+    svc = app.extensions["cardtable"]
+    key = new_app(svc)
+    token = put_player(api.c, key, "feed-ana")
+    seats = [{"kind": "human"}, {"kind": "human", "name": "Bo"}]
+    created = api.c.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(token)).get_json()
+    match_id, bo = created["id"], created["seats"][1]["token"]
+    after = api.events(match_id)["events"][-1]["seq"]
+    loaded = svc.load(match_id, events_after=after, token=token)
+    holder = Holder.of(svc.repo, loaded, token)
+    assert holder.seat == 0 and loaded.events_after == []
+    # Before its wait began, the player's tokens were rotated and the match moved on.
+    assert api.c.post("/v1/players/feed-ana/token", headers=auth(key)).status_code == 200
+    assert (
+        api.c.post(f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(bo)).status_code
+        == 200
+    )
+    events, _, next_after = svc.events(match_id, holder, after, 5.0, None, loaded)
+    assert events == [] and holder.lost and next_after is None
