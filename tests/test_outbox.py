@@ -16,6 +16,7 @@ import pytest
 import redis
 
 from service.app import create_app
+from service.callers import identify
 from service.config import Config
 from service.outbox import OUTBOX_KEY
 from tests.conftest import ROOT, worker_env
@@ -43,14 +44,15 @@ RELAY_ONLY = {
 # commit is stored, before anything is handed to the workers.
 DIES_AFTER_COMMIT = """
 import os, signal, sys
-from service import outbox
 from service.config import Config
 from service.matches import build_service
+from service.repository import MatchRepository
 
 svc = build_service(Config(REDIS_URL=sys.argv[1], RATE_LIMIT=0))
 def killed(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
-outbox.hand_on = killed
+# Every effect of a commit is handed on through this one method: bot turns, clocks, ratings.
+MatchRepository.hand_on = killed
 {change}
 raise SystemExit("the commit handed nothing on")
 """
@@ -122,3 +124,29 @@ def test_a_turn_clock_started_by_a_process_killed_before_its_enqueue_still_runs_
     metrics = create_app(Config(REDIS_URL=private_redis)).test_client().get("/metrics").get_data(as_text=True)
     assert "cardtable_outbox_relayed_total 1" in metrics.splitlines()
     print(f"clock played {time.monotonic() - started:.1f} s after the worker started")
+
+
+def test_the_ratings_of_a_rated_match_ended_by_a_process_killed_before_storing_them_are_relayed(
+    private_redis,
+):
+    from service.apps import Apps
+    from workers.relay import relay
+
+    svc = service(private_redis)
+    app, key = Apps(svc.store.state).create("rated")
+    tokens = {p: svc.store.players.put(app.id, p, p.title(), None)[1] for p in ("ana", "bo")}
+    seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
+    body = {"game": "zhol", "seats": seats, "options": {"rated": True}}
+    match_id = svc.create(body, identify(svc.store.apps, svc.store.players, key, None))["id"]
+    # Bo resigns in a process that dies right after the commit that ends the match.
+    die_after_commit(private_redis, f"svc.act({match_id!r}, {tokens['bo']!r}, {{'type': 'resign'}})")
+    over = [e for e in svc.store.events(match_id, 0) if e["type"] == "match_over"]
+    assert over and over[0]["ratings"]["0"]["after"]["rating"] > 0
+    assert svc.store.players.rating(svc.store.players.find(app.id, "ana").id, "zhol") == 0.0
+    # The relay (here called as the housekeeper calls it, once its grace has passed) stores them.
+    relay(svc, now=time.time() + 60)
+    ana = svc.store.players.find(app.id, "ana")
+    assert svc.store.players.rating(ana.id, "zhol") == over[0]["ratings"]["0"]["after"]["rating"]
+    page = svc.store.leaderboards.page(app.id, "zhol", 10)
+    assert [p["player"] for p in page["players"]] == ["ana", "bo"]
+    assert not outbox_of(redis.Redis.from_url(private_redis), match_id)
