@@ -98,8 +98,9 @@ class _Child:
 
 
 def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
-    """Redis (same data directory, append-only file, same port, same password) and one worker,
-    both restarted by `serve` when they die; a worker also waits out Redis being away.
+    """Redis (same data directory, append-only file, same port, same password), one worker for
+    bot turns and clocks and one for webhook deliveries (a slow receiver never delays a bot),
+    all restarted by `serve` when they die; a worker also waits out Redis being away.
 
     The Redis asks for a password drawn for this run: its port on loopback is open to every
     local user. The worker and gunicorn get the URL with it in their environment (readable by
@@ -118,11 +119,15 @@ def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
     def redis_proc() -> subprocess.Popen:
         return start_redis(redis_dir, port=port, password=password)[0]
 
-    def worker_proc() -> subprocess.Popen:
-        # Embedded mode runs its own worker; with REDIS_URL, run `cardtable worker` separately.
-        return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+    def worker_proc(*options: str):
+        # Embedded mode runs its own workers; with REDIS_URL, run `cardtable worker` separately.
+        return lambda: subprocess.Popen([sys.executable, "-m", "service.cli", "worker", *options], env=env)
 
-    return [_Child("embedded Redis", redis_proc, True, first), _Child("worker", worker_proc, True)]
+    return [
+        _Child("embedded Redis", redis_proc, True, first),
+        _Child("worker", worker_proc(), True),
+        _Child("webhooks worker", worker_proc("--webhooks"), True),
+    ]
 
 
 def _forget_url(path: str, url: str) -> None:
@@ -202,7 +207,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from workers.worker import run
 
-    return run(args.queue, args.burst, not args.no_scheduler, args.log_level)
+    return run(args.queue, args.burst, not args.no_scheduler, args.log_level, args.webhooks)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
@@ -361,6 +366,11 @@ def _add_worker(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--no-scheduler",
         action="store_true",
         help="never run RQ's scheduler and the sweeper in this worker (one worker runs them at a time)",
+    )
+    worker.add_argument(
+        "--webhooks",
+        action="store_true",
+        help="take only webhook deliveries (docs/webhooks.md), never bot turns or clocks",
     )
     worker.add_argument("--log-level", default="INFO")
     worker.set_defaults(func=cmd_worker)

@@ -30,6 +30,10 @@
 | `CARDTABLE_OUTBOX_GRACE` | `2` | seconds before the relay hands on an effect its committer did not |
 | `CARDTABLE_MAX_WAIT` | `30` | longest long-poll on `/events`, in seconds (a larger `wait` is cut to it) |
 | `CARDTABLE_STREAM_SECONDS` | `300` | seconds one SSE stream lasts (the client resumes with Last-Event-ID) |
+| `CARDTABLE_WEBHOOKS_TTL` | `1` | seconds a process keeps its copy of the event types apps' webhooks want |
+| `CARDTABLE_WEBHOOK_ALLOW_HTTP` | `0` | `1` takes `http://` webhook URLs (tests, local setups only) |
+| `CARDTABLE_WEBHOOK_ALLOW_PRIVATE` | `0` | `1` takes webhook hosts on private addresses (tests, local use) |
+| `CARDTABLE_WEBHOOK_RETRY_SCALE` | `1` | tests only: scales webhook retry delays and the day to `failing` |
 """
 
 from __future__ import annotations
@@ -87,6 +91,13 @@ class Config:
     REQUIRE_APP: bool = False
     # Seconds an API process answers CORS from its copy of the apps' origins (service/cors.py).
     ORIGINS_TTL: float = 5.0
+    # Webhooks (docs/webhooks.md): how long a process trusts its copy of the event types an
+    # app's endpoints want (asked on every commit of an app's match); the two safety switches,
+    # for tests and local setups only; and the tests' seam that shortens the retry schedule.
+    WEBHOOKS_TTL: float = 1.0
+    WEBHOOK_ALLOW_HTTP: bool = False
+    WEBHOOK_ALLOW_PRIVATE: bool = False
+    WEBHOOK_RETRY_SCALE: float = 1.0
 
     @property
     def address_rate_limit(self) -> int:

@@ -37,6 +37,10 @@ def clock_job_id(match_id: str, turn: int) -> str:
     return f"clock-{match_id}-{turn}"
 
 
+def delivery_job_id(delivery_id: str, seq: int) -> str:
+    return f"whd-{delivery_id}-{seq}"
+
+
 def low_queue_name(name: str) -> str:
     """The queue of bot turns that may wait: matches nobody plays in, and very long ones."""
     return f"{name}-low"
@@ -45,6 +49,23 @@ def low_queue_name(name: str) -> str:
 def queue_names(name: str) -> list[str]:
     """Every queue a worker takes jobs from, in the order it takes them (RQ's priority)."""
     return [name, low_queue_name(name)]
+
+
+def webhook_queue_name(name: str) -> str:
+    """The queue of webhook work (docs/webhooks.md): fan-outs and each delivery's first attempt.
+    Only `cardtable worker --webhooks` takes from it, so a slow receiver never delays a bot."""
+    return f"{name}-webhooks"
+
+
+def webhook_retry_queue_name(name: str) -> str:
+    """The queue of deliveries' later attempts: taken only when the first is empty, so the
+    retries of a dead receiver never delay the first attempts to healthy ones."""
+    return f"{name}-webhooks-retry"
+
+
+def webhook_queue_names(name: str) -> list[str]:
+    """Every queue a webhooks worker takes jobs from, in the order it takes them."""
+    return [webhook_queue_name(name), webhook_retry_queue_name(name)]
 
 
 class JobQueue:
@@ -56,6 +77,8 @@ class JobQueue:
         self.queue = queue
         self.low = make_queue(queue.connection, low_queue_name(queue.name))
         self.bot_delay = bot_delay
+        self.webhooks = make_queue(queue.connection, webhook_queue_name(queue.name))
+        self.webhook_retries = make_queue(queue.connection, webhook_retry_queue_name(queue.name))
 
     @property
     def queues(self) -> list[Queue]:
@@ -73,6 +96,15 @@ class JobQueue:
     def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None:
         job_id = clock_job_id(match_id, turn)
         self._enqueue(self.queue, "workers.jobs.clock_expired", (match_id, turn), job_id, seconds)
+
+    def enqueue_delivery(
+        self, app_id: str, delivery_id: str, seq: int, delay: float = 0.0, retry: bool = False
+    ) -> None:
+        """One attempt of a webhook delivery (workers/webhooks.py); a retry waits in the queue
+        the webhooks workers take from last."""
+        queue = self.webhook_retries if retry else self.webhooks
+        job_id = delivery_job_id(delivery_id, seq)
+        self._enqueue(queue, "workers.webhooks.deliver", (app_id, delivery_id, seq), job_id, delay)
 
     @staticmethod
     def _enqueue(queue: Queue, func: str, args: tuple, job_id: str, seconds: float) -> None:

@@ -59,5 +59,5 @@ def build_service(config: Config) -> MatchService:
     RQ queue, wired from the configuration."""
     client = connect(config.REDIS_URL)
     state = state_client(config.STATE_URL, connect) if config.STATE_URL else None
-    store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS)
+    store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS, config.WEBHOOKS_TTL)
     return MatchService(store, config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))

@@ -5,8 +5,9 @@ Cluster slot and the Lua scripts may touch all of them. `Store` also builds the 
 keep the rest, each with one job and the Redis client it needs, and nobody else touches a
 client: rate limits (service/rate_limit.py), counters for /metrics (service/counters.py), the
 due index (service/due_index.py), the lobby's index (service/lobby_index.py), the outbox's
-relay side (service/outbox.py), live-match quotas (service/quotas.py) and the waiters' hub
-(service/waiters.py).
+relay side (service/outbox.py), live-match quotas (service/quotas.py), the waiters' hub
+(service/waiters.py), and apps' webhook endpoints and deliveries (service/webhooks.py,
+service/deliveries.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from service import codec
 from service.apps import Apps
 from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
+from service.deliveries import Deliveries
 from service.due_index import DUE_KEY, DueIndex
 from service.leaderboards import Leaderboards
 from service.lobby_index import LobbyIndex
@@ -34,6 +36,7 @@ from service.quotas import Quotas
 from service.rate_limit import RateLimiter
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
 from service.waiters import ClusterHub, Hub, open_waiters
+from service.webhooks import Webhooks
 
 IN_PROGRESS = "in-progress"
 # Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
@@ -141,6 +144,7 @@ class Store:
         state: redis.Redis | RedisCluster | None = None,
         replica_acks: int = 0,
         replica_wait_ms: int = 1000,
+        webhooks_ttl: float = 1.0,
     ):
         self.redis = client
         self.state: Any = client if state is None else state
@@ -163,6 +167,10 @@ class Store:
         self.apps = Apps(self.state)
         self.players = Players(self.state)
         self.leaderboards = Leaderboards(self.state)
+        # An app's webhook endpoints, with each process's copy of the types they want for
+        # webhooks_ttl seconds; their deliveries, with the index of pending ones on the queue Redis.
+        self.webhooks = Webhooks(self.state, webhooks_ttl)
+        self.deliveries = Deliveries(self.state, client)
         self._idle: list = []
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent

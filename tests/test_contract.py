@@ -108,12 +108,12 @@ def test_compose_runs_api_worker_and_persistent_redis():
     with open(os.path.join(ROOT, "docker-compose.yml"), encoding="utf-8") as f:
         compose = yaml.safe_load(f)
     services = compose["services"]
-    assert {"api", "worker", "redis"} <= set(services)
+    assert {"api", "worker", "webhooks", "redis"} <= set(services)
     redis_cmd = services["redis"]["command"]
     assert redis_cmd[0] == "redis-server" and "--appendonly" in redis_cmd
     assert redis_cmd[redis_cmd.index("--appendonly") + 1] == "yes"
     _check_redis(services["redis"])
-    for name in ("api", "worker"):
+    for name in ("api", "worker", "webhooks"):
         cmd = services[name]["command"]
         _check_cardtable_command(cmd if isinstance(cmd, list) else shlex.split(cmd))
         url = services[name]["environment"]["REDIS_URL"]
@@ -121,12 +121,16 @@ def test_compose_runs_api_worker_and_persistent_redis():
         assert _password_of(url) == "s3cret"
     # The worker runs RQ's scheduler unless told not to (turn clocks need it).
     assert "--no-scheduler" not in services["worker"]["command"]
+    # Webhook deliveries have workers of their own: a bot worker never runs one, so a slow
+    # receiver never delays a bot's turn or a clock.
+    assert "--webhooks" in services["webhooks"]["command"]
+    assert "--webhooks" not in services["worker"]["command"]
 
 
 def test_compose_restarts_services_and_checks_their_health():
     with open(os.path.join(ROOT, "docker-compose.yml"), encoding="utf-8") as f:
         services = yaml.safe_load(f)["services"]
-    for name in ("api", "worker", "redis"):
+    for name in ("api", "worker", "webhooks", "redis"):
         assert services[name].get("restart") in ("unless-stopped", "always"), name
     assert services["redis"]["healthcheck"]["test"] == ["CMD-SHELL", "redis-cli ping | grep -q PONG"]
     api_check = services["api"]["healthcheck"]["test"]
@@ -134,7 +138,7 @@ def test_compose_restarts_services_and_checks_their_health():
     # The probe asks the port the API listens on.
     command = services["api"]["command"]
     assert f":{command[command.index('--port') + 1]}/readyz" in " ".join(api_check)
-    for name in ("api", "worker"):
+    for name in ("api", "worker", "webhooks"):
         assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
 
 
@@ -160,7 +164,7 @@ def test_cluster_compose_runs_a_3_master_3_replica_cluster_beside_2_apis_and_2_w
     _check_redis(services["queue"])
     assert "--replicaof" in services["queue-replica"]["command"]
     _check_redis(services["queue-replica"], replica=True)
-    for name in [*apis, "worker"]:
+    for name in [*apis, "worker", "webhooks"]:
         cmd = services[name]["command"]
         _check_cardtable_command(cmd)
         env = services[name]["environment"]

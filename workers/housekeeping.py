@@ -6,8 +6,9 @@ lives 61 s; a scheduler killed with its lock held blocked every other one until 
 expired, and the worker looked for a dead scheduler only at its 10-minute maintenance. Here
 each `cardtable worker` runs a thread that every TICK takes or refreshes the same lock
 (RQ's key, so an RQ scheduler started by hand never runs beside it) with a life of LOCK_TTL
-seconds. The holder moves due delayed jobs to the queue, relays what committers left in their
-matches' outboxes (workers/relay.py) and sweeps (workers/sweeper.py); when it dies, with its
+seconds. The holder moves due delayed jobs to the queues (the webhook queues' too), relays what
+committers left in their matches' outboxes (workers/relay.py), sweeps (workers/sweeper.py) and
+sweeps webhook deliveries whose attempt was lost (workers/webhooks.py); when it dies, with its
 worker or alone, another worker takes over within LOCK_TTL + TICK seconds.
 A thread dies with its process, so no scheduler outlives its worker.
 """
@@ -27,7 +28,7 @@ from rq.scripts import acquire_or_refresh_lock, release_lock
 from rq.serializers import JSONSerializer
 
 from service.config import Config
-from service.jobqueue import queue_names
+from service.jobqueue import queue_names, webhook_queue_names
 
 log = logging.getLogger("cardtable.housekeeper")
 
@@ -47,8 +48,9 @@ class Housekeeper(threading.Thread):
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.lock_key = RQScheduler.get_locking_key(queue_name)
         self.client = redis.Redis.from_url(config.REDIS_URL)
-        # One lock (the first queue's) guards the scheduling of both queues.
-        self.queue_names = queue_names(queue_name)
+        # One lock (the first queue's) guards the scheduling of every queue: bot turns and
+        # clocks, and the webhook deliveries' retries (enqueue_in), whichever worker holds it.
+        self.queue_names = queue_names(queue_name) + webhook_queue_names(queue_name)
         self.scheduler = RQScheduler(
             self.queue_names, connection=self.client, serializer=JSONSerializer, name=self.owner
         )
@@ -94,11 +96,13 @@ class Housekeeper(threading.Thread):
         from workers.jobs import service
         from workers.relay import relay
         from workers.sweeper import sweep
+        from workers.webhooks import sweep_deliveries
 
         relay(service())
         requeued = sweep(service())
         if requeued:
             log.warning("the sweeper enqueued %d overdue job(s) again", requeued)
+        sweep_deliveries(service())
 
     def stop(self) -> None:
         self.stopping.set()

@@ -10,7 +10,7 @@ import redis
 from rq.worker import SimpleWorker
 
 from service.config import Config
-from service.jobqueue import make_queue, queue_names
+from service.jobqueue import make_queue, queue_names, webhook_queue_names
 from workers.housekeeping import Housekeeper
 
 log = logging.getLogger("cardtable.worker")
@@ -62,7 +62,9 @@ class CardtableWorker(SimpleWorker):
         )
 
 
-def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str) -> int:
+def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str, webhooks: bool = False) -> int:
+    """Work the bot and clock queues, or with `webhooks` the webhook queues only (a bot's turn
+    never waits behind a slow receiver); either kind may run the housekeeper, which serves both."""
     config = Config.from_env()
     name = queue_name or config.QUEUE
     housekeeper = Housekeeper(config, name) if scheduler else None
@@ -71,21 +73,24 @@ def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str) ->
     elif housekeeper is not None:
         housekeeper.start()
     try:
-        _work_until_stopped(config, name, burst, log_level)
+        _work_until_stopped(
+            config, webhook_queue_names(name) if webhooks else queue_names(name), burst, log_level
+        )
     finally:
         if housekeeper is not None:
             housekeeper.stop()
     return 0
 
 
-def _work_until_stopped(config: Config, name: str, burst: bool, log_level: str) -> None:
+def _work_until_stopped(config: Config, names: list[str], burst: bool, log_level: str) -> None:
     """Run RQ's work loop; whenever it ends for anything but a stop request (RQ quits on a Redis
     timeout, or on a connection error outside its dequeue), wait for Redis and start again."""
     backoff = 1.0
     while True:
         client = redis.Redis.from_url(config.REDIS_URL)
-        # The queue of turns in matches with people first; bot-only and long matches after.
-        queues = [make_queue(client, n) for n in queue_names(name)]
+        # In order: turns in matches with people, then bot-only and long matches; or first
+        # attempts of webhook deliveries, then their retries.
+        queues = [make_queue(client, n) for n in names]
         worker = CardtableWorker(queues, connection=client, serializer=queues[0].serializer)
         worker.note_stops()
         started = time.monotonic()

@@ -1,0 +1,312 @@
+"""Webhook deliveries: one notice to one endpoint, with its attempts (docs/webhooks.md).
+
+A delivery is a hash `ct:{app:<app>}:delivery:<id>` in the app's slot, kept 7 days after its
+last change; `ct:{app:<app>}:deliveries:<endpoint>` lists an endpoint's deliveries by creation
+(the newest 100 are listed; an older one leaves the list, and its record goes too unless it is
+still pending). A fan-out's delivery id is derived from the endpoint and the notice, and the
+record is created only if it is not there: a fan-out that runs twice creates nothing twice.
+
+Each attempt is one RQ job, `workers.webhooks.deliver(app, delivery, seq)`, with the id
+`whd-<delivery>-<seq>`; `seq` counts the attempts scheduled, so a job for an attempt that was
+overtaken (by a manual retry) does nothing. An attempt first claims the delivery (a lease until
+it must have finished, CLAIM below), then writes its outcome only if `seq` is still its own.
+
+`ct:webhooks:due`, a sorted set on the queue Redis like the sweeper's `ct:due`, holds every
+pending delivery (`<app>:<id>`) scored by when it must have moved on: the end of its attempt's
+lease, or its next try plus the grace. The housekeeper's sweep (workers/webhooks.py) takes the
+overdue ones and enqueues their attempt again: a worker killed in the middle of a delivery, a
+lost job or a fan-out that died between the record and its enqueue delay a delivery, never lose it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+DUE_KEY = "ct:webhooks:due"
+ATTEMPT_TIMEOUT = 5.0  # seconds one attempt may take, connection and answer included
+KEEP_LISTED = 100
+KEEP_SECONDS = 7 * 24 * 3600
+STATUSES = ("pending", "delivered", "failed")
+
+# KEYS: the record, the endpoint's list; ARGV: id, created (ms), ttl, then the record's fields.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 1
+"""
+# KEYS: the record; ARGV: seq, now, lease end. The attempt `seq` may start: the delivery is
+# pending at that attempt and no other attempt holds a lease that has not run out.
+_CLAIM = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
+if redis.call('HGET', KEYS[1], 'seq') ~= ARGV[1] then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'lease') or '0') > tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'lease', ARGV[3])
+return 1
+"""
+# KEYS: the record; ARGV: seq, ttl, then fields. An attempt's outcome, unless it was overtaken.
+_FINISH = """
+if redis.call('HGET', KEYS[1], 'seq') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+# KEYS: the record; ARGV: now, ttl. A manual retry: pending again, the schedule from its start,
+# a new attempt number (a retry already scheduled becomes stale). Answers the new seq.
+_RETRY = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+redis.call('HSET', KEYS[1], 'status', 'pending', 'step', 0, 'next_try', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return seq
+"""
+
+
+def record_key(app_id: str, delivery_id: str) -> str:
+    return f"ct:{{app:{app_id}}}:delivery:{delivery_id}"
+
+
+def list_key(app_id: str, endpoint_id: str) -> str:
+    return f"ct:{{app:{app_id}}}:deliveries:{endpoint_id}"
+
+
+def delivery_id_for(endpoint_id: str, message_id: str) -> str:
+    """The one delivery of a notice to an endpoint."""
+    return "dl_" + hashlib.sha256(f"{endpoint_id}\n{message_id}".encode()).hexdigest()[:24]
+
+
+def body_of(notice: dict[str, Any]) -> str:
+    """What is sent (and signed): the notice's type, timestamp and data, never its players."""
+    body = {"type": notice["type"], "timestamp": notice["timestamp"], "data": notice["data"]}
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def _text(value: Any) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _number(value: str | None) -> float | None:
+    return float(value) if value not in (None, "") else None
+
+
+@dataclass
+class Delivery:
+    id: str
+    endpoint: str
+    message: str  # the notice's id: the webhook-id header of every attempt
+    type: str
+    created: float
+    status: str
+    attempts: int
+    seq: int
+    step: int  # attempts failed since the schedule (re)started
+    status_code: int | None
+    latency_ms: int | None
+    next_try: float | None
+    response: str
+    error: str | None
+    payload: str
+
+    @classmethod
+    def of(cls, delivery_id: str, raw: dict[str, str]) -> Delivery:
+        code, latency = _number(raw.get("status_code")), _number(raw.get("latency_ms"))
+        return cls(
+            id=delivery_id,
+            endpoint=raw["endpoint"],
+            message=raw["message"],
+            type=raw["type"],
+            created=float(raw["created"]),
+            status=raw["status"],
+            attempts=int(raw.get("attempts", 0)),
+            seq=int(raw.get("seq", 0)),
+            step=int(raw.get("step", 0)),
+            status_code=None if code is None else int(code),
+            latency_ms=None if latency is None else int(latency),
+            next_try=_number(raw.get("next_try")),
+            response=raw.get("response", ""),
+            error=raw.get("error") or None,
+            payload=raw["payload"],
+        )
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "message": self.message,
+            "type": self.type,
+            "created": self.created,
+            "status": self.status,
+            "attempts": self.attempts,
+            "status_code": self.status_code,
+            "latency_ms": self.latency_ms,
+            "next_try": self.next_try if self.status == "pending" else None,
+            "response": self.response,
+            "error": self.error,
+        }
+
+
+class Deliveries:
+    """Delivery records (on the match state's Redis, in each app's slot) and the index of the
+    pending ones (on the queue Redis)."""
+
+    def __init__(self, state: Any, queue_client: Any):
+        self.state = state
+        self.client = queue_client
+        self._create = state.register_script(_CREATE)
+        self._claim = state.register_script(_CLAIM)
+        self._finish = state.register_script(_FINISH)
+        self._retry = state.register_script(_RETRY)
+
+    def create(
+        self, app_id: str, endpoint_id: str, notice: dict[str, Any], lease: float, delivery_id: str = ""
+    ) -> str | None:
+        """The delivery of `notice` to the endpoint, unless it exists (None then). Its index
+        entry goes first, due at `lease`: a process that dies before it enqueues the first
+        attempt leaves the sweep something to find."""
+        delivery_id = delivery_id or delivery_id_for(endpoint_id, notice["id"])
+        now = time.time()
+        self.client.zadd(DUE_KEY, {f"{app_id}:{delivery_id}": lease}, nx=True)
+        fields = {
+            "endpoint": endpoint_id,
+            "message": notice["id"],
+            "type": notice["type"],
+            "created": f"{now:.3f}",
+            "status": "pending",
+            "attempts": 0,
+            "seq": 0,
+            "step": 0,
+            "next_try": f"{now:.3f}",
+            "payload": body_of(notice),
+        }
+        args = [delivery_id, int(now * 1000), KEEP_SECONDS, *(x for kv in fields.items() for x in kv)]
+        keys = [record_key(app_id, delivery_id), list_key(app_id, endpoint_id)]
+        if not self._create(keys=keys, args=args):
+            return None
+        self._trim(app_id, endpoint_id)
+        return delivery_id
+
+    @staticmethod
+    def new_id() -> str:
+        """A delivery id of its own (a test delivery's)."""
+        return "dl_" + secrets.token_hex(12)
+
+    def _trim(self, app_id: str, endpoint_id: str) -> None:
+        """Keep the newest KEEP_LISTED in the endpoint's list; records that leave it go too,
+        unless still pending (their attempts go on, and the record expires in time)."""
+        key = list_key(app_id, endpoint_id)
+        older: list[Any] = self.state.zrange(key, 0, -KEEP_LISTED - 1)
+        if not older:
+            return
+        ids = [_text(i) or "" for i in older]
+        with self.state.pipeline(transaction=False) as p:
+            for i in ids:
+                p.hget(record_key(app_id, i), "status")
+            statuses = p.execute()
+        with self.state.pipeline(transaction=False) as p:
+            for i, status in zip(ids, statuses, strict=True):
+                if _text(status) != "pending":
+                    p.delete(record_key(app_id, i))
+            p.zrem(key, *ids)
+            p.execute()
+
+    def get(self, app_id: str, delivery_id: str) -> Delivery | None:
+        raw = self.state.hgetall(record_key(app_id, delivery_id))
+        if not raw:
+            return None
+        return Delivery.of(delivery_id, {_text(k) or "": _text(v) or "" for k, v in raw.items()})
+
+    def listed(self, app_id: str, endpoint_id: str) -> list[Delivery]:
+        """The endpoint's last KEEP_LISTED deliveries, newest first."""
+        ids = [
+            _text(i) or "" for i in self.state.zrevrange(list_key(app_id, endpoint_id), 0, KEEP_LISTED - 1)
+        ]
+        with self.state.pipeline(transaction=False) as p:
+            for i in ids:
+                p.hgetall(record_key(app_id, i))
+            raws = p.execute()
+        return [
+            Delivery.of(i, {_text(k) or "": _text(v) or "" for k, v in raw.items()})
+            for i, raw in zip(ids, raws, strict=True)
+            if raw
+        ]
+
+    def claim(self, app_id: str, delivery: Delivery, now: float, lease: float) -> bool:
+        """Whether this attempt may go (no other holds the delivery); it holds it until `lease`,
+        and the sweep looks again then."""
+        if not self._claim(keys=[record_key(app_id, delivery.id)], args=[delivery.seq, f"{now:.3f}", lease]):
+            return False
+        self.due(app_id, delivery.id, lease)
+        return True
+
+    def finish(self, app_id: str, delivery: Delivery, **fields: Any) -> bool:
+        """Write an attempt's outcome (False: a manual retry overtook it, nothing written)."""
+        values = ["" if v is None else v for kv in fields.items() for v in kv]
+        return bool(
+            self._finish(keys=[record_key(app_id, delivery.id)], args=[delivery.seq, KEEP_SECONDS, *values])
+        )
+
+    def retry(self, app_id: str, delivery_id: str, lease: float) -> int | None:
+        """Make a delivery pending again, from the start of its schedule; its new attempt
+        number, or None when there is no such delivery."""
+        self.due(app_id, delivery_id, lease)
+        seq = self._retry(keys=[record_key(app_id, delivery_id)], args=[f"{time.time():.3f}", KEEP_SECONDS])
+        return None if seq is None else int(seq)
+
+    def due(self, app_id: str, delivery_id: str, at: float) -> None:
+        """When the sweep should look at the pending delivery next."""
+        self.client.zadd(DUE_KEY, {f"{app_id}:{delivery_id}": at})
+
+    def settled(self, app_id: str, delivery_id: str) -> None:
+        """The delivery is delivered or failed: nothing more for the sweep."""
+        self.client.zrem(DUE_KEY, f"{app_id}:{delivery_id}")
+
+    def overdue(self, now: float, limit: int) -> list[tuple[str, str]]:
+        """(app, delivery) of pending deliveries the sweep should look at, earliest first."""
+        rows: list[Any] = self.client.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)
+        return [tuple((_text(r) or "").split(":", 1)) for r in rows]  # type: ignore[misc]
+
+    def drop_endpoint(self, app_id: str, endpoint_id: str) -> None:
+        """Forget a deleted endpoint's list (its records expire alone; their attempts find the
+        endpoint gone and stop)."""
+        self.state.delete(list_key(app_id, endpoint_id))
+
+
+class DeliveryJobs(Protocol):
+    """What starting a delivery needs of the queue (service/jobqueue.py's JobQueue)."""
+
+    def enqueue_delivery(
+        self, app_id: str, delivery_id: str, seq: int, delay: float = 0.0, retry: bool = False
+    ) -> None: ...
+
+
+def start(
+    deliveries: Deliveries,
+    queue: DeliveryJobs,
+    grace: float,
+    app_id: str,
+    endpoint_id: str,
+    notice: dict[str, Any],
+    delivery_id: str = "",
+) -> str | None:
+    """Create a delivery and enqueue its first attempt; None when it existed already. Until
+    the attempt holds it, the sweep looks at it after the attempt's time and `grace`."""
+    lease = time.time() + ATTEMPT_TIMEOUT + grace
+    made = deliveries.create(app_id, endpoint_id, notice, lease, delivery_id)
+    if made is not None:
+        queue.enqueue_delivery(app_id, made, 0)
+    return made
+
+
+def retry(deliveries: Deliveries, queue: DeliveryJobs, grace: float, app_id: str, delivery_id: str) -> bool:
+    """A delivery sent again now (its schedule from the start); False when there is none."""
+    seq = deliveries.retry(app_id, delivery_id, time.time() + ATTEMPT_TIMEOUT + grace)
+    if seq is None:
+        return False
+    queue.enqueue_delivery(app_id, delivery_id, seq)
+    return True

@@ -1,0 +1,188 @@
+"""Webhook jobs, run by `cardtable worker --webhooks` (docs/webhooks.md): the fan-out of a
+commit's notices to the endpoints that want them, and one attempt of one delivery; and the
+housekeeper's sweep of deliveries whose attempt never finished.
+
+A delivery is tried up to 8 times over about a day (SCHEDULE, with ±20 % jitter); a 2xx answer
+delivers it, a 410 disables the endpoint (`gone`), anything else (another status, a timeout, a
+refused connection, a refused address) schedules the next try, and the last one failing fails
+it. An endpoint whose attempts have failed for 24 h with no success in between is disabled
+(`failing`). CARDTABLE_WEBHOOK_RETRY_SCALE multiplies the delays and those 24 h: a seam for
+the tests, which cannot wait a day.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from rq.job import Job
+from standardwebhooks.webhooks import Webhook
+
+from service import deliveries as delivery_records
+from service.deliveries import ATTEMPT_TIMEOUT, Delivery
+from service.jobqueue import delivery_job_id
+from service.matches import MatchService
+from service.webhook_urls import UrlPolicy
+from service.webhooks import Endpoint
+from workers.jobs import service
+from workers.sweeper import rq_queue
+from workers.webhook_sender import Outcome, post
+
+log = logging.getLogger("cardtable.webhooks")
+
+TIMEOUT = ATTEMPT_TIMEOUT
+# Seconds to wait after each failed attempt (Svix's schedule): 8 attempts over about 27 hours.
+SCHEDULE = (5, 300, 1800, 7200, 18000, 36000, 36000)
+JITTER = 0.2
+FAILING_FOR = 24 * 3600  # seconds of failures with no success before an endpoint is disabled
+# Deliveries the sweep looks at per pass; the rest wait for the next one, earliest first.
+BATCH = 200
+
+
+def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
+    """Create the delivery of each notice to each enabled endpoint of its app that wants its
+    type, once (a second run finds them made), and enqueue each one's first attempt."""
+    svc = service()
+    endpoints: dict[str, list[Endpoint]] = {}
+    made = 0
+    for notice in notices:
+        app_id = notice.get("app")
+        if not app_id:
+            continue
+        if app_id not in endpoints:  # read fresh: the cache of `wanted` may be a second old
+            endpoints[app_id] = [e for e in svc.store.webhooks.list(app_id) if e.enabled]
+        for endpoint in endpoints[app_id]:
+            if notice["type"] in endpoint.events:
+                started = delivery_records.start(
+                    svc.store.deliveries, rq_queue(svc), svc.config.SWEEP_GRACE, app_id, endpoint.id, notice
+                )
+                made += started is not None
+    return f"match {match_id} v{version}: {made} deliveries"
+
+
+def deliver(app_id: str, delivery_id: str, seq: int) -> str:
+    """Attempt `seq` of a delivery: one signed POST, and what its answer means."""
+    svc = service()
+    deliveries = svc.store.deliveries
+    delivery = deliveries.get(app_id, delivery_id)
+    if delivery is None or delivery.status != "pending" or delivery.seq != seq:
+        return "stale"
+    endpoint = svc.store.webhooks.get(app_id, delivery.endpoint)
+    if endpoint is None or not endpoint.enabled:
+        why = (
+            "the endpoint was deleted"
+            if endpoint is None
+            else f"the endpoint is disabled ({endpoint.disabled_reason})"
+        )
+        deliveries.finish(app_id, delivery, status="failed", error=why, next_try=None)
+        deliveries.settled(app_id, delivery_id)
+        return "failed: endpoint off"
+    now = time.time()
+    if not deliveries.claim(app_id, delivery, now, now + TIMEOUT + svc.config.SWEEP_GRACE):
+        return "held by another attempt"
+    outcome = attempt(svc, endpoint, delivery)
+    return _record(svc, app_id, endpoint, delivery, outcome)
+
+
+def attempt(svc: MatchService, endpoint: Endpoint, delivery: Delivery) -> Outcome:
+    """POST the delivery's body, signed with the endpoint's secret (Standard Webhooks)."""
+    body = delivery.payload.encode()
+    at = datetime.now(UTC)
+    headers = {
+        "webhook-id": delivery.message,
+        "webhook-timestamp": str(int(at.timestamp())),
+        "webhook-signature": Webhook(endpoint.secret).sign(delivery.message, at, body),
+        "content-type": "application/json",
+    }
+    policy = UrlPolicy(svc.config.WEBHOOK_ALLOW_HTTP, svc.config.WEBHOOK_ALLOW_PRIVATE)
+    return post(policy, endpoint.url, headers, body, TIMEOUT)
+
+
+def _record(svc: MatchService, app_id: str, endpoint: Endpoint, delivery: Delivery, outcome: Outcome) -> str:
+    """Write the attempt's outcome and what follows from it: delivered, the endpoint gone, the
+    next try, or failed."""
+    deliveries, hooks = svc.store.deliveries, svc.store.webhooks
+    seen = dict(
+        attempts=delivery.attempts + 1,
+        status_code=outcome.status,
+        latency_ms=outcome.latency_ms,
+        response=outcome.response,
+        error=outcome.error,
+        lease=0,
+    )
+    ok = outcome.status is not None and 200 <= outcome.status < 300
+    if ok or outcome.status == 410:
+        written = deliveries.finish(
+            app_id, delivery, status="delivered" if ok else "failed", next_try=None, **seen
+        )
+        if written:
+            deliveries.settled(app_id, delivery.id)
+        if ok:
+            hooks.succeeded(app_id, endpoint.id)
+            return "delivered"
+        hooks.disable(app_id, endpoint.id, "gone")
+        log.warning("webhook %s of app %s answered 410: disabled", endpoint.id, app_id)
+        return "gone"
+    scale = svc.config.WEBHOOK_RETRY_SCALE
+    now = time.time()
+    failing = now - hooks.failed(app_id, endpoint.id, now) >= FAILING_FOR * scale
+    if failing:
+        hooks.disable(app_id, endpoint.id, "failing")
+        log.warning("webhook %s of app %s failed for a day with no success: disabled", endpoint.id, app_id)
+    if failing or delivery.step >= len(SCHEDULE):
+        if deliveries.finish(app_id, delivery, status="failed", next_try=None, **seen):
+            deliveries.settled(app_id, delivery.id)
+        return "failed"
+    delay = SCHEDULE[delivery.step] * random.uniform(1 - JITTER, 1 + JITTER) * scale
+    seq = delivery.seq + 1
+    if deliveries.finish(
+        app_id, delivery, seq=seq, step=delivery.step + 1, next_try=f"{now + delay:.3f}", **seen
+    ):
+        deliveries.due(app_id, delivery.id, now + delay + TIMEOUT + svc.config.SWEEP_GRACE)
+        rq_queue(svc).enqueue_delivery(app_id, delivery.id, seq, delay=delay, retry=True)
+    return f"retry in {delay:.1f} s"
+
+
+def sweep_deliveries(svc: MatchService, now: float | None = None) -> int:
+    """Enqueue again the attempts of pending deliveries past their time whose job is lost (a
+    killed worker, a lost enqueue); return how many."""
+    now = time.time() if now is None else now
+    deliveries = svc.store.deliveries
+    requeued = 0
+    for app_id, delivery_id in deliveries.overdue(now, BATCH):
+        delivery = deliveries.get(app_id, delivery_id)
+        if delivery is None or delivery.status != "pending":
+            deliveries.settled(app_id, delivery_id)
+            continue
+        lease = now + TIMEOUT + svc.config.SWEEP_GRACE
+        if _waiting(svc, delivery_job_id(delivery_id, delivery.seq)):
+            deliveries.due(app_id, delivery_id, lease)
+            continue
+        log.warning(
+            "webhook delivery %s of app %s: attempt %d was lost; enqueued again",
+            delivery_id,
+            app_id,
+            delivery.seq,
+        )
+        deliveries.due(app_id, delivery_id, lease)
+        rq_queue(svc).enqueue_delivery(app_id, delivery_id, delivery.seq, retry=delivery.attempts > 0)
+        requeued += 1
+    return requeued
+
+
+def _waiting(svc: MatchService, job_id: str) -> bool:
+    """Whether the attempt's job still waits its turn: scheduled (the housekeeper releases it),
+    or queued and still in its queue's list (a backlog, not a loss)."""
+    rq = rq_queue(svc)
+    connection: Any = rq.queue.connection
+    status, origin = (
+        f.decode() if f else None for f in connection.hmget(Job.key_for(job_id), "status", "origin")
+    )
+    if status == "scheduled":
+        return True
+    if status != "queued" or origin is None:
+        return False
+    return connection.lpos(f"rq:queue:{origin}", job_id) is not None
