@@ -155,8 +155,18 @@ def create_app(config: Config | None = None) -> Flask:
     from service.resources.lobby.routes import blp as lobby_blp
     from service.resources.matches.routes import blp as matches_blp
     from service.resources.players.routes import blp as players_blp
+    from service.resources.webhooks.routes import blp as webhooks_blp
 
-    for blp in (games_blp, matches_blp, lobby_blp, hints_blp, players_blp, admin_blp, health_blp):
+    for blp in (
+        games_blp,
+        matches_blp,
+        lobby_blp,
+        hints_blp,
+        players_blp,
+        admin_blp,
+        webhooks_blp,
+        health_blp,
+    ):
         api.register_blueprint(blp)
     from service.resources.play import blp as play_blp
 
@@ -378,7 +388,7 @@ def _rate_limited_response(e: RateLimited) -> Response:
 
 
 # Answers that depend on who asks (and may hold a new token): never kept by a shared cache.
-PRIVATE_PATHS = ("/v1/matches", "/v1/players", "/v1/me", "/v1/leaderboards")
+PRIVATE_PATHS = ("/v1/matches", "/v1/players", "/v1/me", "/v1/leaderboards", "/v1/webhooks")
 
 
 def _cache_headers(resp: Response) -> Response:

@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 DUE_KEY = "ct:webhooks:due"
+FANNED_SECONDS = 3600  # how long a commit's fan-out is remembered as done (the relay asks)
 ATTEMPT_TIMEOUT = 5.0  # seconds one attempt may take, connection and answer included
 KEEP_LISTED = 100
 KEEP_SECONDS = 7 * 24 * 3600
 STATUSES = ("pending", "delivered", "failed")
+DELIVERY_ID = re.compile(r"dl_[0-9a-f]{24}")
 
 # KEYS: the record, the endpoint's list; ARGV: id, created (ms), ttl, then the record's fields.
 _CREATE = """
@@ -270,6 +273,18 @@ class Deliveries:
         """(app, delivery) of pending deliveries the sweep should look at, earliest first."""
         rows: list[Any] = self.client.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)
         return [tuple((_text(r) or "").split(":", 1)) for r in rows]  # type: ignore[misc]
+
+    def fanned(self, match_id: str, version: int) -> None:
+        """Remember that the fan-out of a commit's notices ran to its end."""
+        self.client.set(f"ct:webhooks:fanned:{match_id}:{version}", 1, ex=FANNED_SECONDS)
+
+    def fanned_or_queued(self, match_id: str, version: int, job_key: str) -> bool:
+        """Whether a commit's fan-out ran to its end, or its job is still there (queued,
+        running, failed): one round trip on the queue Redis."""
+        with self.client.pipeline(transaction=False) as p:
+            p.exists(f"ct:webhooks:fanned:{match_id}:{version}", job_key)
+            (found,) = p.execute()
+        return bool(found)
 
     def drop_endpoint(self, app_id: str, endpoint_id: str) -> None:
         """Forget a deleted endpoint's list (its records expire alone; their attempts find the

@@ -37,6 +37,10 @@ def clock_job_id(match_id: str, turn: int) -> str:
     return f"clock-{match_id}-{turn}"
 
 
+def fan_out_job_id(match_id: str, version: int) -> str:
+    return f"notify-{match_id}-{version}"
+
+
 def delivery_job_id(delivery_id: str, seq: int) -> str:
     return f"whd-{delivery_id}-{seq}"
 
@@ -96,6 +100,11 @@ class JobQueue:
     def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None:
         job_id = clock_job_id(match_id, turn)
         self._enqueue(self.queue, "workers.jobs.clock_expired", (match_id, turn), job_id, seconds)
+
+    def enqueue_fan_out(self, match_id: str, version: int, notices: list[dict]) -> None:
+        """A commit's notices for the apps' webhooks (workers/webhooks.py): one job a commit."""
+        job_id = fan_out_job_id(match_id, version)
+        self._enqueue(self.webhooks, "workers.webhooks.fan_out", (match_id, version, notices), job_id, 0)
 
     def enqueue_delivery(
         self, app_id: str, delivery_id: str, seq: int, delay: float = 0.0, retry: bool = False

@@ -24,6 +24,7 @@ from service.jobqueue import JobQueue, Jobs, make_queue
 from service.repository import MatchRepository
 from service.seats import Seats
 from service.store import Store, connect
+from service.webhook_notices import webhook_sink
 
 
 class MatchService:
@@ -60,4 +61,8 @@ def build_service(config: Config) -> MatchService:
     client = connect(config.REDIS_URL)
     state = state_client(config.STATE_URL, connect) if config.STATE_URL else None
     store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS, config.WEBHOOKS_TTL)
-    return MatchService(store, config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
+    queue = JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY)
+    svc = MatchService(store, config, queue)
+    # The apps' webhooks hear of the notices their endpoints want (service/webhook_notices.py).
+    svc.repo.notice_sinks.append(webhook_sink(store, queue))
+    return svc

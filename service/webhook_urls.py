@@ -48,10 +48,8 @@ class Target:
 
 
 def address_refusal(ip: IPAddress) -> str | None:
-    """Why a webhook may not be sent to `ip`, or None when it is a public address."""
-    for kind in ("unspecified", "loopback", "link_local", "multicast", "private", "reserved"):
-        if getattr(ip, f"is_{kind}"):
-            return f"{ip} is a {kind.replace('_', '-')} address"
+    """Why a webhook may not be sent to `ip` ("a loopback address", ...), or None when it is a
+    public address."""
     if isinstance(ip, ipaddress.IPv6Address):
         # An IPv6 address can carry an IPv4 one that the network may route to (NAT64, 6to4,
         # Teredo, an IPv4-mapped address): that one must be public too.
@@ -59,9 +57,12 @@ def address_refusal(ip: IPAddress) -> str | None:
         for embedded in (e for e in inner if e is not None):
             why = address_refusal(embedded)
             if why is not None:
-                return f"{ip} carries {embedded}: {why}"
+                return f"an address that carries {embedded}, {why}"
+    for kind in ("unspecified", "loopback", "link_local", "multicast", "reserved", "private"):
+        if getattr(ip, f"is_{kind}"):
+            return f"a {kind.replace('_', '-')} address"
     if not ip.is_global:
-        return f"{ip} is not a public address"
+        return "not a public address"
     return None
 
 
@@ -99,9 +100,11 @@ class UrlPolicy:
         if not self.allow_private:
             for _, sockaddr in addresses:
                 # A scoped IPv6 address (fe80::1%eth0) names its zone after a '%'.
-                why = address_refusal(ipaddress.ip_address(str(sockaddr[0]).split("%")[0]))
+                ip = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])
+                why = address_refusal(ip)
                 if why is not None:
-                    raise Refused(f"{host} resolves to {why}")
+                    said = f"{ip} is" if ip == _literal(host) else f"{host} resolves to {ip},"
+                    raise Refused(f"{said} {why}")
         path = parts.path or "/"
         return Target(parts.scheme, host, port, path + (f"?{parts.query}" if parts.query else ""), addresses)
 
@@ -125,3 +128,10 @@ class UrlPolicy:
         if any(c.isspace() or ord(c) < 32 for c in url):
             raise Refused("spaces or control characters")
         return parts._replace(scheme=scheme)
+
+
+def _literal(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None

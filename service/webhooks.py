@@ -243,3 +243,28 @@ class Webhooks:
 def _unique(events: list[str]) -> list[str]:
     """The event types in the order given, each once."""
     return list(dict.fromkeys(events))
+
+
+# What POST /v1/webhooks/{id}/test sends, one per type: the shapes of docs/api.md "Notices",
+# of no real match, with `test: true`.
+_EXAMPLE_DATA: dict[str, dict[str, Any]] = {
+    "match.created": {"players": {"0": "user-4711"}},
+    "match.started": {"players": {"0": "user-4711"}},
+    "turn.started": {"seat": 0, "player": "user-4711", "version": 12, "deadline": None},
+    "match.over": {"winners": [0], "reason": "target", "players": {"0": "user-4711"}},
+    "seat.timed_out": {"seat": 0, "player": "user-4711", "on_timeout": "auto"},
+    "rematch.offered": {"rematch": "0000000000000001", "by_seat": 0},
+}
+
+
+def example_notice(app_id: str, kind: str) -> dict[str, Any]:
+    """An example notice of type `kind` for the app's endpoint test, with an id of its own."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
+    data = {"match": "0000000000000000", "game": "spades", **_EXAMPLE_DATA[kind], "test": True}
+    return {
+        "id": f"test-{secrets.token_hex(8)}-{kind}",
+        "app": app_id,
+        "type": kind,
+        "timestamp": stamp,
+        "data": data,
+    }

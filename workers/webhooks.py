@@ -60,6 +60,7 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
                     svc.store.deliveries, rq_queue(svc), svc.config.SWEEP_GRACE, app_id, endpoint.id, notice
                 )
                 made += started is not None
+    svc.store.deliveries.fanned(match_id, version)  # the relay need not hand them on again
     return f"match {match_id} v{version}: {made} deliveries"
 
 

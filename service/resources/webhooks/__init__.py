@@ -1,0 +1,1 @@
+"""An app's webhook endpoints and their deliveries (docs/webhooks.md)."""
