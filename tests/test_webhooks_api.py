@@ -22,7 +22,9 @@ PUBLIC = "https://93.184.215.14/hooks/cardtable"  # a public address: no DNS nee
 @pytest.fixture(scope="module")
 def local(config):
     """The API with both safety flags on, as a local setup runs it (receivers on 127.0.0.1)."""
-    return create_app(Config(**{**config.__dict__, "WEBHOOK_ALLOW_HTTP": True, "WEBHOOK_ALLOW_PRIVATE": True}))
+    return create_app(
+        Config(**{**config.__dict__, "WEBHOOK_ALLOW_HTTP": True, "WEBHOOK_ALLOW_PRIVATE": True})
+    )
 
 
 @pytest.fixture
@@ -112,7 +114,9 @@ def test_webhooks_need_the_apps_key(client, svc):
     key = new_app(svc)
     player = put_player(client, key, "hook-player")
     for credential in (None, player, "ctk_000000000000.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "seat-token"):
-        r = client.post("/v1/webhooks", json={"url": PUBLIC, "events": ["match.over"]}, headers=auth(credential))
+        r = client.post(
+            "/v1/webhooks", json={"url": PUBLIC, "events": ["match.over"]}, headers=auth(credential)
+        )
         assert r.status_code == 401 and r.get_json()["error"] == "invalid_token", credential
         assert client.get("/v1/webhooks", headers=auth(credential)).status_code == 401
     assert client.get("/v1/webhooks", headers=auth(key)).get_json() == {"webhooks": []}
@@ -235,7 +239,11 @@ def test_wanted_is_what_enabled_endpoints_want_and_this_process_sees_changes_at_
     assert elsewhere.wanted(app_id) == {"match.over", "rematch.offered"}
     client.patch(f"/v1/webhooks/{made['id']}", json={"enabled": True}, headers=auth(key))
     assert elsewhere.wanted(app_id) == {"match.over", "rematch.offered"}
-    assert Webhooks(svc.store.state, ttl=0).wanted(app_id) == {"turn.started", "match.over", "rematch.offered"}
+    assert Webhooks(svc.store.state, ttl=0).wanted(app_id) == {
+        "turn.started",
+        "match.over",
+        "rematch.offered",
+    }
 
 
 @pytest.mark.parametrize(

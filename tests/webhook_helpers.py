@@ -68,7 +68,9 @@ def receiver(*answers, path: str = "/hook") -> Iterator[Receiver]:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             with state.lock:
                 index = len(state.received)
-                state.received.append(Received({k.lower(): v for k, v in self.headers.items()}, body, self.path))
+                state.received.append(
+                    Received({k.lower(): v for k, v in self.headers.items()}, body, self.path)
+                )
             answer = state.answer_for(index)
             if answer == SILENT:
                 state.stopping.wait(60)  # never answers; the sender gives up first
