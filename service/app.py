@@ -148,26 +148,7 @@ def create_app(config: Config | None = None) -> Flask:
     api.register_converter(MatchIdConverter, MatchIdConverter.json_schema)
     _document(api)
 
-    from service.resources.admin.routes import blp as admin_blp
-    from service.resources.games.routes import blp as games_blp
-    from service.resources.health.routes import blp as health_blp
-    from service.resources.hints.routes import blp as hints_blp
-    from service.resources.lobby.routes import blp as lobby_blp
-    from service.resources.matches.routes import blp as matches_blp
-    from service.resources.players.routes import blp as players_blp
-    from service.resources.webhooks.routes import blp as webhooks_blp
-
-    for blp in (
-        games_blp,
-        matches_blp,
-        lobby_blp,
-        hints_blp,
-        players_blp,
-        admin_blp,
-        webhooks_blp,
-        health_blp,
-    ):
-        api.register_blueprint(blp)
+    _register_blueprints(api)
     from service.resources.play import blp as play_blp
 
     app.register_blueprint(play_blp)  # the web table; not in the OpenAPI document (docs/play.md)
@@ -183,6 +164,31 @@ def create_app(config: Config | None = None) -> Flask:
     _install_hooks(app, svc, config)
     pages.install(app, API_TITLE, SWAGGER_UI_ASSETS)
     return app
+
+
+def _register_blueprints(api: Api) -> None:
+    """The API's resources, in the order the OpenAPI document lists them."""
+    from service.resources.admin.routes import blp as admin_blp
+    from service.resources.games.routes import blp as games_blp
+    from service.resources.health.routes import blp as health_blp
+    from service.resources.hints.routes import blp as hints_blp
+    from service.resources.lobby.routes import blp as lobby_blp
+    from service.resources.matches.routes import blp as matches_blp
+    from service.resources.players.routes import blp as players_blp
+    from service.resources.webhooks.routes import blp as webhooks_blp
+
+    resources = (
+        games_blp,
+        matches_blp,
+        lobby_blp,
+        hints_blp,
+        players_blp,
+        admin_blp,
+        webhooks_blp,
+        health_blp,
+    )
+    for blp in resources:
+        api.register_blueprint(blp)
 
 
 def _install_hooks(app: Flask, svc: MatchService, config: Config) -> None:

@@ -1,5 +1,6 @@
 """One app never sees or touches another's: every operation of the OpenAPI document, called with
-another app's key and with one of its players' tokens on the first app's match, player and game,
+another app's key and with one of its players' tokens on the first app's match, player, game,
+webhook endpoint and delivery,
 answers without 403, shows nothing that names the first app's players, and changes nothing of
 theirs. The operations come from the document, so a new endpoint is covered without editing
 this test."""
@@ -19,6 +20,7 @@ __all__ = ["svc"]  # the fixture this module borrows
 # What only the first app may read: its player's external id and metadata, and its app id.
 SECRET_ID = "alpha-only-7f3a91"
 SECRET_META = "alpha-meta-c55e02"
+SECRET_HOOK = "https://93.184.215.14/alpha-hook-3b9d20"  # its webhook endpoint's URL
 
 
 def operations() -> list[tuple[str, str, dict]]:
@@ -55,7 +57,31 @@ def alpha(client, svc):
         "id"
     ]
     client.post(f"/v1/matches/{over}/actions", json={"type": "resign"}, headers=auth(token))
-    return {"key": key, "app": app_id, "token": token, "live": live, "over": over}
+    hook = client.post(
+        "/v1/webhooks", json={"url": SECRET_HOOK, "events": ["match.over"]}, headers=auth(key)
+    ).get_json()
+    return {
+        "key": key,
+        "app": app_id,
+        "token": token,
+        "live": live,
+        "over": over,
+        "webhook": hook["id"],
+        "secret": hook["secret"],
+        "delivery": delivered(svc, app_id, hook["id"], over),
+    }
+
+
+def delivered(svc, app_id: str, endpoint_id: str, match_id: str) -> str:
+    """A delivery of the first app's endpoint, as a worker leaves it once delivered."""
+    notice = {"id": f"{match_id}-9-match.over", "type": "match.over", "timestamp": "2026-12-05T00:00:00.000Z"}
+    notice["data"] = {"match": match_id, "game": "zhol", "players": {"0": SECRET_ID}}
+    made = svc.store.deliveries.create(app_id, endpoint_id, notice, 0.0)
+    svc.store.deliveries.finish(
+        app_id, svc.store.deliveries.get(app_id, made), status="delivered", attempts=1
+    )
+    svc.store.deliveries.settled(app_id, made)
+    return made
 
 
 def state_of(client, alpha: dict) -> str:
@@ -65,6 +91,8 @@ def state_of(client, alpha: dict) -> str:
         client.get("/v1/me/matches", headers=auth(alpha["token"])),
         client.get(f"/v1/matches/{alpha['live']}", headers=auth(alpha["token"])),
         client.get(f"/v1/matches/{alpha['over']}/events?after=0", headers=auth(alpha["token"])),
+        client.get("/v1/webhooks", headers=auth(alpha["key"])),
+        client.get(f"/v1/webhooks/{alpha['webhook']}/deliveries", headers=auth(alpha["key"])),
     ]
     return json.dumps([r.get_json() for r in reads], sort_keys=True)
 
@@ -83,7 +111,11 @@ def test_another_apps_credentials_never_reach_this_apps_players_or_matches(
     other_player = put_player(client, other_key, "beta-player")
     for match_id in (alpha["live"], alpha["over"]):
         url = (
-            path.replace("{match_id}", match_id).replace("{external_id}", SECRET_ID).replace("{game}", "zhol")
+            path.replace("{match_id}", match_id)
+            .replace("{external_id}", SECRET_ID)
+            .replace("{game}", "zhol")
+            .replace("{webhook_id}", alpha["webhook"])
+            .replace("{delivery_id}", alpha["delivery"])
         )
         for credential in (other_key, other_player):
             resp = client.open(url, method=method.upper(), json=request_body(op), headers=auth(credential))
@@ -91,7 +123,8 @@ def test_another_apps_credentials_never_reach_this_apps_players_or_matches(
             if app_scoped:
                 assert resp.status_code != 403, (method, url, text)  # another app's things are not there: 404
             # The external id is the caller's own word when the path names it.
-            secrets = [SECRET_META, alpha["app"], *([] if "{external_id}" in path else [SECRET_ID])]
+            secrets = [SECRET_META, SECRET_HOOK, alpha["secret"], alpha["app"]]
+            secrets += [] if "{external_id}" in path else [SECRET_ID]
             assert not [s for s in secrets if s in text], (method, url, text)
     if not (method == "put" and path == "/v1/players/{external_id}"):
         assert state_of(client, alpha) == before, (method, path)
