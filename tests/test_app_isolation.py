@@ -1,9 +1,8 @@
 """One app never sees or touches another's: every operation of the OpenAPI document, called with
 another app's key and with one of its players' tokens on the first app's match, player, game,
-webhook endpoint and delivery,
-answers without 403, shows nothing that names the first app's players, and changes nothing of
-theirs. The operations come from the document, so a new endpoint is covered without editing
-this test."""
+webhook endpoint and delivery, answers without 403, shows nothing that names the first app's
+players or endpoints, and changes nothing of theirs. The operations come from the document, so
+a new endpoint is covered without editing this test."""
 
 from __future__ import annotations
 
