@@ -308,13 +308,15 @@ def start(
     endpoint_id: str,
     notice: dict[str, Any],
     delivery_id: str = "",
+    failing: bool = False,
 ) -> str | None:
     """Create a delivery and enqueue its first attempt; None when it existed already. Until
-    the attempt holds it, the sweep looks at it after the attempt's time and `grace`."""
+    the attempt holds it, the sweep looks at it after the attempt's time and `grace`. The first
+    attempt to an endpoint that is `failing` waits with the retries, behind healthy endpoints'."""
     lease = time.time() + ATTEMPT_TIMEOUT + grace
     made = deliveries.create(app_id, endpoint_id, notice, lease, delivery_id)
     if made is not None:
-        queue.enqueue_delivery(app_id, made, 0)
+        queue.enqueue_delivery(app_id, made, 0, retry=failing)
     return made
 
 

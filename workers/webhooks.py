@@ -57,7 +57,13 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
         for endpoint in endpoints[app_id]:
             if notice["type"] in endpoint.events:
                 started = delivery_records.start(
-                    svc.store.deliveries, rq_queue(svc), svc.config.SWEEP_GRACE, app_id, endpoint.id, notice
+                    svc.store.deliveries,
+                    rq_queue(svc),
+                    svc.config.SWEEP_GRACE,
+                    app_id,
+                    endpoint.id,
+                    notice,
+                    failing=endpoint.failing_since is not None,
                 )
                 made += started is not None
     svc.store.deliveries.fanned(match_id, version)  # the relay need not hand them on again
