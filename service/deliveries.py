@@ -36,14 +36,15 @@ KEEP_SECONDS = 7 * 24 * 3600
 STATUSES = ("pending", "delivered", "failed")
 DELIVERY_ID = re.compile(r"dl_[0-9a-f]{24}")
 
-# KEYS: the record, the endpoint's list; ARGV: id, created (ms), ttl, then the record's fields.
+# KEYS: the record, the endpoint's list; ARGV: id, created (µs), ttl, then the record's fields.
+# Answers 0 when the delivery exists, else how many the endpoint's list holds now.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
-return 1
+return redis.call('ZCARD', KEYS[2])
 """
 # KEYS: the record; ARGV: seq, now, lease end. The attempt `seq` may start: the delivery is
 # pending at that attempt and no other attempt holds a lease that has not run out.
@@ -187,11 +188,13 @@ class Deliveries:
             "next_try": f"{now:.3f}",
             "payload": body_of(notice),
         }
-        args = [delivery_id, int(now * 1000), KEEP_SECONDS, *(x for kv in fields.items() for x in kv)]
+        args = [delivery_id, int(now * 1_000_000), KEEP_SECONDS, *(x for kv in fields.items() for x in kv)]
         keys = [record_key(app_id, delivery_id), list_key(app_id, endpoint_id)]
-        if not self._create(keys=keys, args=args):
+        listed = int(self._create(keys=keys, args=args))
+        if not listed:
             return None
-        self._trim(app_id, endpoint_id)
+        if listed > KEEP_LISTED:
+            self._trim(app_id, endpoint_id)
         return delivery_id
 
     @staticmethod

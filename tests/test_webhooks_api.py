@@ -276,3 +276,36 @@ def test_wanted_is_what_enabled_endpoints_want_and_this_process_sees_changes_at_
 )
 def test_only_public_addresses_may_receive_webhooks(address, allowed):
     assert (address_refusal(ipaddress.ip_address(address)) is None) == allowed
+
+
+def test_an_endpoint_lists_its_last_100_deliveries_and_keeps_the_pending_ones_beyond(client, svc):
+    key = new_app(svc)
+    app_id = key[4:16]
+    endpoint = create(client, key)
+    store = svc.store.deliveries
+
+    def made(n: int) -> str:
+        told = {
+            "id": f"{'ab' * 8}-{n}-match.over",
+            "type": "match.over",
+            "timestamp": "2026-12-05T00:00:00.000Z",
+        }
+        delivery_id = store.create(app_id, endpoint["id"], {**told, "data": {"match": "ab" * 8}}, 0.0)
+        store.settled(app_id, delivery_id)  # no worker is to try it
+        return delivery_id
+
+    first = [made(n) for n in range(3)]
+    for delivery_id in first[:2]:  # delivered: nothing keeps them once off the list
+        store.finish(app_id, store.get(app_id, delivery_id), status="delivered", attempts=1)
+    later = [made(n) for n in range(3, 103)]
+    listed = client.get(f"/v1/webhooks/{endpoint['id']}/deliveries", headers=auth(key)).get_json()[
+        "deliveries"
+    ]
+    assert {d["id"] for d in listed} == set(later)
+    assert [d["created"] for d in listed] == sorted((d["created"] for d in listed), reverse=True)
+    assert store.get(app_id, first[0]) is None and store.get(app_id, first[1]) is None
+    assert store.get(app_id, first[2]).status == "pending"  # its attempts go on
+    # Creating the same notice's delivery again makes nothing.
+    again = {"id": f"{'ab' * 8}-50-match.over", "type": "match.over", "timestamp": "x", "data": {}}
+    assert store.create(app_id, endpoint["id"], again, 0.0) is None
+    client.delete(f"/v1/webhooks/{endpoint['id']}", headers=auth(key))
