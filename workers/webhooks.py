@@ -18,6 +18,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
 from standardwebhooks.webhooks import Webhook
 
@@ -40,6 +41,8 @@ JITTER = 0.2
 FAILING_FOR = 24 * 3600  # seconds of failures with no success before an endpoint is disabled
 # Deliveries the sweep looks at per pass; the rest wait for the next one, earliest first.
 BATCH = 200
+# Seconds before the sweep looks again at a delivery whose attempt waits in a backlog.
+BACKLOG_LOOK = 60.0
 
 
 def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
@@ -166,7 +169,7 @@ def sweep_deliveries(svc: MatchService, now: float | None = None) -> int:
             continue
         lease = now + TIMEOUT + svc.config.SWEEP_GRACE
         if _waiting(svc, delivery_job_id(delivery_id, delivery.seq)):
-            deliveries.due(app_id, delivery_id, lease)
+            deliveries.due(app_id, delivery_id, now + BACKLOG_LOOK)
             continue
         log.warning(
             "webhook delivery %s of app %s: attempt %d was lost; enqueued again",
@@ -182,9 +185,10 @@ def sweep_deliveries(svc: MatchService, now: float | None = None) -> int:
 
 def _waiting(svc: MatchService, job_id: str) -> bool:
     """Whether the attempt's job still waits its turn: scheduled (the housekeeper releases it),
-    or queued and still in its queue's list (a backlog, not a loss)."""
-    rq = rq_queue(svc)
-    connection: Any = rq.queue.connection
+    or queued and not stranded in the intermediate list of a worker killed as it took the job.
+    (The queue's own list is not searched: under a backlog of thousands that would cost a scan
+    of the list per look; a worker takes a job through the short intermediate list.)"""
+    connection: Any = rq_queue(svc).queue.connection
     status, origin = (
         f.decode() if f else None for f in connection.hmget(Job.key_for(job_id), "status", "origin")
     )
@@ -192,4 +196,5 @@ def _waiting(svc: MatchService, job_id: str) -> bool:
         return True
     if status != "queued" or origin is None:
         return False
-    return connection.lpos(f"rq:queue:{origin}", job_id) is not None
+    taken = IntermediateQueue.get_intermediate_queue_key(f"rq:queue:{origin}")
+    return connection.lpos(taken, job_id) is None
