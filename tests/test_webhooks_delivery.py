@@ -318,3 +318,16 @@ def test_an_endpoint_failing_for_a_day_is_disabled(client, svc, redis_url):
             d["status"] == "failed"
             for d in settled(client, key, endpoint, len(deliveries(client, key, endpoint)))
         )
+
+
+def test_a_delivery_whose_attempt_was_never_enqueued_is_swept_up(client, svc, redis_url):
+    """A fan-out that died between a delivery's record and its enqueue: the sweep finds it."""
+    key = new_app(svc)
+    app_id = key[4:16]
+    with receiver(200) as hook, webhook_worker(redis_url, **LOCAL):
+        endpoint = register(client, key, hook.url)
+        told = notice(app_id)
+        made = svc.store.deliveries.create(app_id, endpoint["id"], told, time.time())  # no enqueue
+        (got,) = hook.wait_for(1)
+        assert got.headers["webhook-id"] == told["id"] and verified(endpoint, got)["type"] == "turn.started"
+        until(lambda: svc.store.deliveries.get(app_id, made).status == "delivered")
