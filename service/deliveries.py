@@ -36,15 +36,26 @@ KEEP_SECONDS = 7 * 24 * 3600
 STATUSES = ("pending", "delivered", "failed")
 DELIVERY_ID = re.compile(r"dl_[0-9a-f]{24}")
 
-# KEYS: the record, the endpoint's list; ARGV: id, created (µs), ttl, then the record's fields.
-# Answers 0 when the delivery exists, else how many the endpoint's list holds now.
+# KEYS: each delivery's record and its endpoint's list, in pairs (all in the app's slot);
+# ARGV: now (s), now (µs), ttl, then for each delivery its id, endpoint, message, type, payload.
+# Answers, for each, 0 when it exists already, else how many its endpoint's list holds now.
 _CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-return redis.call('ZCARD', KEYS[2])
+local out = {}
+for i = 1, #KEYS / 2 do
+  local record, listed, a = KEYS[2 * i - 1], KEYS[2 * i], 3 + (i - 1) * 5
+  if redis.call('EXISTS', record) == 1 then
+    out[i] = 0
+  else
+    redis.call('HSET', record, 'endpoint', ARGV[a + 2], 'message', ARGV[a + 3], 'type', ARGV[a + 4],
+      'payload', ARGV[a + 5], 'created', ARGV[1], 'next_try', ARGV[1], 'status', 'pending',
+      'attempts', 0, 'seq', 0, 'step', 0)
+    redis.call('EXPIRE', record, ARGV[3])
+    redis.call('ZADD', listed, ARGV[2], ARGV[a + 1])
+    redis.call('EXPIRE', listed, ARGV[3])
+    out[i] = redis.call('ZCARD', listed)
+  end
+end
+return out
 """
 # KEYS: the record; ARGV: seq, now, lease end. The attempt `seq` may start: the delivery is
 # pending at that attempt and no other attempt holds a lease that has not run out.
@@ -168,34 +179,27 @@ class Deliveries:
         self._retry = state.register_script(_RETRY)
 
     def create(
-        self, app_id: str, endpoint_id: str, notice: dict[str, Any], lease: float, delivery_id: str = ""
-    ) -> str | None:
-        """The delivery of `notice` to the endpoint, unless it exists (None then). Its index
-        entry goes first, due at `lease`: a process that dies before it enqueues the first
-        attempt leaves the sweep something to find."""
-        delivery_id = delivery_id or delivery_id_for(endpoint_id, notice["id"])
+        self, app_id: str, wanted: list[tuple[str, dict[str, Any]]], lease: float, delivery_id: str = ""
+    ) -> list[tuple[str, str]]:
+        """The deliveries of the (endpoint, notice) pairs of one app that do not exist yet, made
+        in one script; (delivery id, endpoint id) of those it made. Their index entries go
+        first, due at `lease`: a process that dies before it enqueues their first attempts
+        leaves the sweep something to find. `delivery_id` names the one delivery of a test send."""
+        if not wanted:
+            return []
+        ids = [delivery_id or delivery_id_for(endpoint_id, n["id"]) for endpoint_id, n in wanted]
+        self.client.zadd(DUE_KEY, {f"{app_id}:{i}": lease for i in ids}, nx=True)
         now = time.time()
-        self.client.zadd(DUE_KEY, {f"{app_id}:{delivery_id}": lease}, nx=True)
-        fields = {
-            "endpoint": endpoint_id,
-            "message": notice["id"],
-            "type": notice["type"],
-            "created": f"{now:.3f}",
-            "status": "pending",
-            "attempts": 0,
-            "seq": 0,
-            "step": 0,
-            "next_try": f"{now:.3f}",
-            "payload": body_of(notice),
-        }
-        args = [delivery_id, int(now * 1_000_000), KEEP_SECONDS, *(x for kv in fields.items() for x in kv)]
-        keys = [record_key(app_id, delivery_id), list_key(app_id, endpoint_id)]
-        listed = int(self._create(keys=keys, args=args))
-        if not listed:
-            return None
-        if listed > KEEP_LISTED:
-            self._trim(app_id, endpoint_id)
-        return delivery_id
+        keys: list[str] = []
+        args: list[Any] = [f"{now:.3f}", int(now * 1_000_000), KEEP_SECONDS]
+        for i, (endpoint_id, notice) in zip(ids, wanted, strict=True):
+            keys += [record_key(app_id, i), list_key(app_id, endpoint_id)]
+            args += [i, endpoint_id, notice["id"], notice["type"], body_of(notice)]
+        listed = self._create(keys=keys, args=args)
+        for endpoint_id, size in {e: int(n) for (e, _), n in zip(wanted, listed, strict=True) if n}.items():
+            if size > KEEP_LISTED:
+                self._trim(app_id, endpoint_id)
+        return [(i, e) for i, (e, _), n in zip(ids, wanted, listed, strict=True) if int(n)]
 
     @staticmethod
     def new_id() -> str:
@@ -302,25 +306,28 @@ class DeliveryJobs(Protocol):
         self, app_id: str, delivery_id: str, seq: int, delay: float = 0.0, retry: bool = False
     ) -> None: ...
 
+    def enqueue_first_attempts(self, app_id: str, delivery_ids: list[str], retry: bool = False) -> None: ...
+
 
 def start(
     deliveries: Deliveries,
     queue: DeliveryJobs,
     grace: float,
     app_id: str,
-    endpoint_id: str,
-    notice: dict[str, Any],
+    wanted: list[tuple[str, dict[str, Any]]],
+    failing: frozenset[str] = frozenset(),
     delivery_id: str = "",
-    failing: bool = False,
-) -> str | None:
-    """Create a delivery and enqueue its first attempt; None when it existed already. Until
-    the attempt holds it, the sweep looks at it after the attempt's time and `grace`. The first
-    attempt to an endpoint that is `failing` waits with the retries, behind healthy endpoints'."""
-    lease = time.time() + ATTEMPT_TIMEOUT + grace
-    made = deliveries.create(app_id, endpoint_id, notice, lease, delivery_id)
-    if made is not None:
-        queue.enqueue_delivery(app_id, made, 0, retry=failing)
-    return made
+) -> list[str]:
+    """Create the deliveries of the app's (endpoint, notice) pairs that do not exist yet and
+    enqueue their first attempts; the ids of those made. Until an attempt holds one, the sweep
+    looks at it after the attempt's time and `grace`. The first attempts to the endpoints in
+    `failing` wait with the retries, behind healthy endpoints'."""
+    made = deliveries.create(app_id, wanted, time.time() + ATTEMPT_TIMEOUT + grace, delivery_id)
+    for retry in (False, True):
+        ids = [i for i, endpoint_id in made if (endpoint_id in failing) == retry]
+        if ids:
+            queue.enqueue_first_attempts(app_id, ids, retry=retry)
+    return [i for i, _ in made]
 
 
 def retry(deliveries: Deliveries, queue: DeliveryJobs, grace: float, app_id: str, delivery_id: str) -> bool:

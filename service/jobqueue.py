@@ -115,6 +115,21 @@ class JobQueue:
         job_id = delivery_job_id(delivery_id, seq)
         self._enqueue(queue, "workers.webhooks.deliver", (app_id, delivery_id, seq), job_id, delay)
 
+    def enqueue_first_attempts(self, app_id: str, delivery_ids: list[str], retry: bool = False) -> None:
+        """The first attempts of a fan-out's deliveries, in one round trip."""
+        queue = self.webhook_retries if retry else self.webhooks
+        jobs = [
+            Queue.prepare_data(
+                "workers.webhooks.deliver",
+                (app_id, i, 0),
+                job_id=delivery_job_id(i, 0),
+                result_ttl=0,
+                failure_ttl=24 * 3600,
+            )
+            for i in delivery_ids
+        ]
+        queue.enqueue_many(jobs)
+
     @staticmethod
     def _enqueue(queue: Queue, func: str, args: tuple, job_id: str, seconds: float) -> None:
         kwargs = dict(job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)

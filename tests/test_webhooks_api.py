@@ -290,7 +290,9 @@ def test_an_endpoint_lists_its_last_100_deliveries_and_keeps_the_pending_ones_be
             "type": "match.over",
             "timestamp": "2026-12-05T00:00:00.000Z",
         }
-        delivery_id = store.create(app_id, endpoint["id"], {**told, "data": {"match": "ab" * 8}}, 0.0)
+        ((delivery_id, _),) = store.create(
+            app_id, [(endpoint["id"], {**told, "data": {"match": "ab" * 8}})], 0.0
+        )
         store.settled(app_id, delivery_id)  # no worker is to try it
         return delivery_id
 
@@ -307,5 +309,5 @@ def test_an_endpoint_lists_its_last_100_deliveries_and_keeps_the_pending_ones_be
     assert store.get(app_id, first[2]).status == "pending"  # its attempts go on
     # Creating the same notice's delivery again makes nothing.
     again = {"id": f"{'ab' * 8}-50-match.over", "type": "match.over", "timestamp": "x", "data": {}}
-    assert store.create(app_id, endpoint["id"], again, 0.0) is None
+    assert store.create(app_id, [(endpoint["id"], again)], 0.0) == []
     client.delete(f"/v1/webhooks/{endpoint['id']}", headers=auth(key))

@@ -327,7 +327,27 @@ def test_a_delivery_whose_attempt_was_never_enqueued_is_swept_up(client, svc, re
     with receiver(200) as hook, webhook_worker(redis_url, **LOCAL):
         endpoint = register(client, key, hook.url)
         told = notice(app_id)
-        made = svc.store.deliveries.create(app_id, endpoint["id"], told, time.time())  # no enqueue
+        ((made, _),) = svc.store.deliveries.create(
+            app_id, [(endpoint["id"], told)], time.time()
+        )  # no enqueue
         (got,) = hook.wait_for(1)
         assert got.headers["webhook-id"] == told["id"] and verified(endpoint, got)["type"] == "turn.started"
         until(lambda: svc.store.deliveries.get(app_id, made).status == "delivered")
+
+
+def test_one_notice_reaches_each_of_an_apps_20_endpoints_once(client, svc, redis_url):
+    key = new_app(svc)
+    with receiver(200) as hook, webhook_worker(redis_url, **LOCAL):
+        endpoints = [register(client, key, f"{hook.url}/{i}", events=["match.over"]) for i in range(20)]
+        told = notice(key[4:16], "match.over")
+        fan_out(svc, told, notice(key[4:16], "turn.started", match=told["data"]["match"]))
+        hook.wait_for(20)
+        for endpoint in endpoints:
+            (done,) = settled(client, key, endpoint)
+            assert done["status"] == "delivered" and done["message"] == told["id"]
+        paths = sorted(r.path for r in hook.received)
+        assert paths == sorted(f"/hook/{i}" for i in range(20))
+        secrets = {e["id"]: e["secret"] for e in endpoints}
+        for got in hook.received:
+            endpoint = next(e for e in endpoints if e["url"].endswith(got.path))
+            assert Webhook(secrets[endpoint["id"]]).verify(got.body, got.headers)["type"] == "match.over"

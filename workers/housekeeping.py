@@ -6,11 +6,12 @@ lives 61 s; a scheduler killed with its lock held blocked every other one until 
 expired, and the worker looked for a dead scheduler only at its 10-minute maintenance. Here
 each `cardtable worker` runs a thread that every TICK takes or refreshes the same lock
 (RQ's key, so an RQ scheduler started by hand never runs beside it) with a life of LOCK_TTL
-seconds. The holder moves due delayed jobs to the queues (the webhook queues' too), relays what
-committers left in their matches' outboxes (workers/relay.py), sweeps (workers/sweeper.py) and
-sweeps webhook deliveries whose attempt was lost (workers/webhooks.py); when it dies, with its
-worker or alone, another worker takes over within LOCK_TTL + TICK seconds.
-A thread dies with its process, so no scheduler outlives its worker.
+seconds. The holder moves due delayed jobs to the queue, relays what committers left in their
+matches' outboxes (workers/relay.py) and sweeps (workers/sweeper.py); the webhooks workers'
+holder (a lock of their own) releases their delayed retries and sweeps deliveries whose attempt
+was lost (workers/webhooks.py). When a holder dies, with its worker or alone, another worker of
+its kind takes over within LOCK_TTL + TICK seconds. A thread dies with its process, so no
+scheduler outlives its worker.
 """
 
 from __future__ import annotations
@@ -40,17 +41,21 @@ MAX_BACKOFF = 30.0
 
 
 class Housekeeper(threading.Thread):
-    def __init__(self, config: Config, queue_name: str):
+    """With `webhooks`, the housekeeper of the webhooks workers: their own lock, their queues'
+    delayed retries and the sweep of deliveries, so no bot worker's process ever spends a
+    moment on webhooks (docs/webhooks.md); else the bot workers': scheduler, relay, sweeper."""
+
+    def __init__(self, config: Config, queue_name: str, webhooks: bool = False):
         super().__init__(name="cardtable-housekeeper", daemon=True)
         self.config = config
         self.queue_name = queue_name
+        self.webhooks = webhooks
         # The lock's value: which process holds it (operators and tests read it).
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.lock_key = RQScheduler.get_locking_key(queue_name)
         self.client = redis.Redis.from_url(config.REDIS_URL)
-        # One lock (the first queue's) guards the scheduling of every queue: bot turns and
-        # clocks, and the webhook deliveries' retries (enqueue_in), whichever worker holds it.
-        self.queue_names = queue_names(queue_name) + webhook_queue_names(queue_name)
+        # One lock (the first queue's) guards the scheduling of the kind's queues.
+        self.queue_names = webhook_queue_names(queue_name) if webhooks else queue_names(queue_name)
+        self.lock_key = RQScheduler.get_locking_key(self.queue_names[0])
         self.scheduler = RQScheduler(
             self.queue_names, connection=self.client, serializer=JSONSerializer, name=self.owner
         )
@@ -98,11 +103,15 @@ class Housekeeper(threading.Thread):
         from workers.sweeper import sweep
         from workers.webhooks import sweep_deliveries
 
+        if self.webhooks:
+            requeued = sweep_deliveries(service())
+            if requeued:
+                log.warning("the sweep enqueued %d lost webhook attempt(s) again", requeued)
+            return
         relay(service())
         requeued = sweep(service())
         if requeued:
             log.warning("the sweeper enqueued %d overdue job(s) again", requeued)
-        sweep_deliveries(service())
 
     def stop(self) -> None:
         self.stopping.set()

@@ -47,28 +47,23 @@ BACKLOG_LOOK = 60.0
 
 def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
     """Create the delivery of each notice to each enabled endpoint of its app that wants its
-    type, once (a second run finds them made), and enqueue each one's first attempt."""
+    type, once (a second run finds them made), and enqueue each one's first attempt: per app,
+    one script and one RQ round trip however many endpoints."""
     svc = service()
-    endpoints: dict[str, list[Endpoint]] = {}
-    made = 0
+    by_app: dict[str, list[dict[str, Any]]] = {}
     for notice in notices:
-        app_id = notice.get("app")
-        if not app_id:
-            continue
-        if app_id not in endpoints:  # read fresh: the cache of `wanted` may be a second old
-            endpoints[app_id] = [e for e in svc.store.webhooks.list(app_id) if e.enabled]
-        for endpoint in endpoints[app_id]:
-            if notice["type"] in endpoint.events:
-                started = delivery_records.start(
-                    svc.store.deliveries,
-                    rq_queue(svc),
-                    svc.config.SWEEP_GRACE,
-                    app_id,
-                    endpoint.id,
-                    notice,
-                    failing=endpoint.failing_since is not None,
-                )
-                made += started is not None
+        if notice.get("app"):
+            by_app.setdefault(notice["app"], []).append(notice)
+    made = 0
+    for app_id, told in by_app.items():
+        # Read fresh: the cache of `wanted` that let the notices through may be a second old.
+        endpoints = [e for e in svc.store.webhooks.list(app_id) if e.enabled]
+        wanted = [(e.id, n) for n in told for e in endpoints if n["type"] in e.events]
+        failing = frozenset(e.id for e in endpoints if e.failing_since is not None)
+        grace = svc.config.SWEEP_GRACE
+        made += len(
+            delivery_records.start(svc.store.deliveries, rq_queue(svc), grace, app_id, wanted, failing)
+        )
     svc.store.deliveries.fanned(match_id, version)  # the relay need not hand them on again
     return f"match {match_id} v{version}: {made} deliveries"
 

@@ -64,10 +64,10 @@ class CardtableWorker(SimpleWorker):
 
 def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str, webhooks: bool = False) -> int:
     """Work the bot and clock queues, or with `webhooks` the webhook queues only (a bot's turn
-    never waits behind a slow receiver); either kind may run the housekeeper, which serves both."""
+    never waits behind a slow receiver); each kind runs its own housekeeper."""
     config = Config.from_env()
     name = queue_name or config.QUEUE
-    housekeeper = Housekeeper(config, name) if scheduler else None
+    housekeeper = Housekeeper(config, name, webhooks) if scheduler else None
     if housekeeper is not None and burst:
         housekeeper.tick(sweep=True)  # one pass, then work the queue empty (as RQ's burst does)
     elif housekeeper is not None:

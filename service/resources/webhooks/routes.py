@@ -160,16 +160,11 @@ class SendTest(MethodView):
             raise errors.Conflict(f"webhook endpoint {webhook_id} is disabled ({endpoint.disabled_reason})")
         svc = service()
         notice = example_notice(app_id, body.get("type") or endpoint.events[0])
-        made = deliveries.start(
-            svc.store.deliveries,
-            _jobs(),
-            svc.config.SWEEP_GRACE,
-            app_id,
-            endpoint.id,
-            notice,
-            svc.store.deliveries.new_id(),
+        wanted = [(endpoint.id, notice)]
+        grace = svc.config.SWEEP_GRACE
+        (made,) = deliveries.start(
+            svc.store.deliveries, _jobs(), grace, app_id, wanted, delivery_id=svc.store.deliveries.new_id()
         )
-        assert made is not None  # a new id
         return _started(app_id, made)
 
 
