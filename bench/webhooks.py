@@ -21,7 +21,8 @@ ratios with/without, whose target is within 10 % (1.10).
     python bench/webhooks.py [--game spades] [--matches 4] [--seconds 45] [--rounds 2]
 
 Between phases the endpoints are deleted and the webhook queues drained, so a phase never pays
-for the one before. Nothing else should run on the machine meanwhile: all is wall time.
+for the one before; each round runs its two phases in the order opposite to the round before.
+Nothing else should run on the machine meanwhile: all is wall time.
 """
 
 from __future__ import annotations
@@ -249,8 +250,11 @@ def main() -> None:
     results: dict[str, list[dict]] = {"without": [], "with": []}
     try:
         time.sleep(5)  # warm up: every match under way
-        for _ in range(args.rounds):
-            for name, endpoints in (("without", []), ("with", hooks)):
+        for n in range(args.rounds):
+            # Each round's order is the last one's reversed (without, with, with, without, ...):
+            # a load that drifts over a run then weighs on both sides alike.
+            order = [("without", []), ("with", hooks)]
+            for name, endpoints in order if n % 2 == 0 else order[::-1]:
                 result = phase(client, svc, players, key, args.seconds, endpoints)
                 results[name].append(result)
                 print(f"{name:>7}: {result}", flush=True)
@@ -315,8 +319,8 @@ def report(args, results: dict[str, list[dict]]) -> None:
         tail = " | ".join(f"{pooled(name, f):.1f}" for f in ("wait_p50_ms", "wait_p95_ms"))
         print(f"| {name} webhooks | {turns} | {cells} | {waits} | {tail} |")
     for field in ("mean_ms", "p95_ms", "wait_p95_ms"):
-        # Each 'with' phase against the 'without' phase just before it: on a shared machine the
-        # load drifts, and neighbours in time share more of it.
+        # Each round's 'with' phase against its 'without' phase, its neighbour in time: on a
+        # shared machine the load drifts, and neighbours share more of it.
         pairs = [w[field] / o[field] for o, w in zip(results["without"], results["with"], strict=True)]
         shown = ", ".join(f"{p:.2f}" for p in pairs)
         print(
