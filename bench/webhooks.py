@@ -179,8 +179,23 @@ def drained(svc, queue: str) -> None:
         time.sleep(0.5)
 
 
-def phase(client, svc, players: Players, key: str, seconds: float, endpoints: list[str]) -> dict:
-    """One phase with these endpoints registered; the figures of its bot turns."""
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user + system) the processes have used so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def phase(
+    client, svc, players: Players, key: str, seconds: float, endpoints: list[str], pids: dict[str, list[int]]
+) -> dict:
+    """One phase with these endpoints registered; the figures of its bot turns, and the CPU
+    time the bot worker, the webhooks workers and Redis spent in it (a measure the other load
+    on a shared machine does not stretch as it stretches wall time)."""
     made = []
     for url in endpoints:
         r = client.post(
@@ -189,9 +204,11 @@ def phase(client, svc, players: Players, key: str, seconds: float, endpoints: li
         assert r.status_code == 201, r.get_json()
         made.append(r.get_json()["id"])
     before = histogram(client.get("/metrics").get_data(as_text=True), "cardtable_bot_turn_seconds")
+    cpu_before = {name: cpu_seconds(p) for name, p in pids.items()}
     players.waits, players.recording = [], True
     time.sleep(seconds)
     players.recording = False
+    cpu = {name: cpu_seconds(p) - cpu_before[name] for name, p in pids.items()}
     after = histogram(client.get("/metrics").get_data(as_text=True), "cardtable_bot_turn_seconds")
     pending = svc.store.redis.zcard("ct:webhooks:due")
     for endpoint in made:
@@ -208,6 +225,9 @@ def phase(client, svc, players: Players, key: str, seconds: float, endpoints: li
         "wait_p50_ms": statistics.median(waits) * 1000 if waits else float("nan"),
         "wait_p95_ms": waits[int(0.95 * (len(waits) - 1))] * 1000 if waits else float("nan"),
         "pending": pending,
+        "bot_cpu_ms_per_turn": cpu["bot"] / count * 1000 if count else float("nan"),
+        "webhooks_cpu_s": cpu["webhooks"],
+        "redis_cpu_s": cpu["redis"],
     }
 
 
@@ -239,6 +259,7 @@ def main() -> None:
     config = Config(
         REDIS_URL=url, RATE_LIMIT=0, BOT_DELAY=0.0, WEBHOOK_ALLOW_HTTP=True, WEBHOOK_ALLOW_PRIVATE=True
     )
+    pids = {"bot": [workers[0].pid], "webhooks": [w.pid for w in workers[1:]], "redis": [redis_proc.pid]}
     app = create_app(config)
     svc = app.extensions["cardtable"]
     client = app.test_client()
@@ -255,7 +276,7 @@ def main() -> None:
             # a load that drifts over a run then weighs on both sides alike.
             order = [("without", []), ("with", hooks)]
             for name, endpoints in order if n % 2 == 0 else order[::-1]:
-                result = phase(client, svc, players, key, args.seconds, endpoints)
+                result = phase(client, svc, players, key, args.seconds, endpoints, pids)
                 results[name].append(result)
                 print(f"{name:>7}: {result}", flush=True)
         costs(svc, key)
@@ -318,7 +339,14 @@ def report(args, results: dict[str, list[dict]]) -> None:
         cells = " | ".join(f"{pooled(name, f):.1f}" for f in ("mean_ms", "p95_ms"))
         tail = " | ".join(f"{pooled(name, f):.1f}" for f in ("wait_p50_ms", "wait_p95_ms"))
         print(f"| {name} webhooks | {turns} | {cells} | {waits} | {tail} |")
-    for field in ("mean_ms", "p95_ms", "wait_p95_ms"):
+    print("| | bot worker CPU a bot turn, ms | webhooks workers CPU, s a phase | Redis CPU, s a phase |")
+    print("|---|---|---|---|")
+    for name in ("without", "with"):
+        cells = " | ".join(
+            f"{pooled(name, f):.2f}" for f in ("bot_cpu_ms_per_turn", "webhooks_cpu_s", "redis_cpu_s")
+        )
+        print(f"| {name} webhooks | {cells} |")
+    for field in ("mean_ms", "p95_ms", "wait_p95_ms", "bot_cpu_ms_per_turn"):
         # Each round's 'with' phase against its 'without' phase, its neighbour in time: on a
         # shared machine the load drifts, and neighbours share more of it.
         pairs = [w[field] / o[field] for o, w in zip(results["without"], results["with"], strict=True)]

@@ -16,7 +16,17 @@ from service.app import create_app
 from service.config import Config
 from tests.api_helpers import auth
 from tests.test_players import new_app
-from tests.webhook_helpers import HOLD, LOCAL, SILENT, receiver, start_worker, stop, until, webhook_worker
+from tests.webhook_helpers import (
+    HOLD,
+    LOCAL,
+    SILENT,
+    receiver,
+    start_worker,
+    stop,
+    tls_files,
+    until,
+    webhook_worker,
+)
 
 
 @pytest.fixture(scope="module")
@@ -351,3 +361,26 @@ def test_one_notice_reaches_each_of_an_apps_20_endpoints_once(client, svc, redis
         for got in hook.received:
             endpoint = next(e for e in endpoints if e["url"].endswith(got.path))
             assert Webhook(secrets[endpoint["id"]]).verify(got.body, got.headers)["type"] == "match.over"
+
+
+def test_https_is_verified_against_the_urls_host_name_though_sent_to_the_checked_address(
+    client, svc, redis_url, tmp_path
+):
+    """A receiver whose certificate (from a CA the worker trusts) names `localhost` only: its
+    https URL with that name is delivered to the address `localhost` resolved to and checked;
+    the same receiver by its IP address fails the certificate check, and nothing is sent."""
+    key = new_app(svc)
+    ca, cert, private_key = tls_files(str(tmp_path))
+    trusted = {"SSL_CERT_FILE": ca, "CARDTABLE_WEBHOOK_ALLOW_PRIVATE": "1"}  # no ALLOW_HTTP: https
+    with receiver(200, tls=(cert, private_key)) as hook, webhook_worker(redis_url, **trusted):
+        by_name = register(client, key, hook.url)
+        by_address = register(client, key, hook.url.replace("localhost", "127.0.0.1"))
+        told = notice(key[4:16])
+        fan_out(svc, told)
+        (got,) = hook.wait_for(1)
+        assert verified(by_name, got)["type"] == "turn.started"
+        (done,) = settled(client, key, by_name)
+        assert done["status"] == "delivered"
+        (refused,) = until(lambda: [d for d in deliveries(client, key, by_address) if d["attempts"]])
+        assert refused["status_code"] is None and refused["error"].startswith("TLS"), refused
+    assert len(hook.received) == 1

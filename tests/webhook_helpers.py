@@ -59,8 +59,9 @@ class Receiver:
 
 
 @contextmanager
-def receiver(*answers, path: str = "/hook") -> Iterator[Receiver]:
-    """A receiver on 127.0.0.1 at a free port; `answers` as in `Receiver`."""
+def receiver(*answers, path: str = "/hook", tls: tuple[str, str] | None = None) -> Iterator[Receiver]:
+    """A receiver on 127.0.0.1 at a free port; `answers` as in `Receiver`. With `tls` (a
+    certificate and its key), it speaks https, and its URL names it `localhost`."""
     state = Receiver(url="", answers=list(answers) or [200])
 
     class Handler(BaseHTTPRequestHandler):
@@ -91,6 +92,13 @@ def receiver(*answers, path: str = "/hook") -> Iterator[Receiver]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     state.url = f"http://127.0.0.1:{server.server_address[1]}{path}"
+    if tls is not None:
+        import ssl
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        state.url = f"https://localhost:{server.server_address[1]}{path}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -152,3 +160,51 @@ def until(predicate: Callable[[], object], timeout: float = 60.0, what: str = "t
             return value
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
+
+
+def tls_files(folder) -> tuple[str, str, str]:
+    """A private CA and a certificate it signed for the name `localhost` only (no IP address):
+    (CA certificate, server certificate, server key), made with the openssl command."""
+    import os
+
+    ca_key, ca, key, csr, cert = (
+        os.path.join(folder, n) for n in ("ca.key", "ca.pem", "s.key", "s.csr", "s.pem")
+    )
+    ext = os.path.join(folder, "san.ext")
+    with open(ext, "w", encoding="utf-8") as f:
+        f.write("subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n")
+    run = lambda *a: subprocess.run(["openssl", *a], check=True, capture_output=True)  # noqa: E731
+    run(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        ca_key,
+        "-out",
+        ca,
+        "-days",
+        "2",
+        "-subj",
+        "/CN=test CA",
+    )
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=localhost")
+    run(
+        "x509",
+        "-req",
+        "-in",
+        csr,
+        "-CA",
+        ca,
+        "-CAkey",
+        ca_key,
+        "-CAcreateserial",
+        "-out",
+        cert,
+        "-days",
+        "2",
+        "-extfile",
+        ext,
+    )
+    return ca, cert, key
