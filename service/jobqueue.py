@@ -103,8 +103,16 @@ class JobQueue:
 
     def enqueue_fan_out(self, match_id: str, version: int, notices: list[dict]) -> None:
         """A commit's notices for the apps' webhooks (workers/webhooks.py): one job a commit."""
-        job_id = fan_out_job_id(match_id, version)
-        self._enqueue(self.webhooks, "workers.webhooks.fan_out", (match_id, version, notices), job_id, 0)
+        # enqueue_many writes the job and queues it in one round trip (enqueue takes two): this
+        # runs on the commit path, a bot worker's too.
+        job = Queue.prepare_data(
+            "workers.webhooks.fan_out",
+            (match_id, version, notices),
+            job_id=fan_out_job_id(match_id, version),
+            result_ttl=0,
+            failure_ttl=24 * 3600,
+        )
+        self.webhooks.enqueue_many([job])
 
     def enqueue_delivery(
         self, app_id: str, delivery_id: str, seq: int, delay: float = 0.0, retry: bool = False
