@@ -21,6 +21,7 @@ from service.cluster import state_client
 from service.config import Config
 from service.following import Following
 from service.jobqueue import JobQueue, Jobs, make_queue
+from service.player_feed import PlayerFeed
 from service.repository import MatchRepository
 from service.seats import Seats
 from service.store import Store, connect
@@ -37,6 +38,7 @@ class MatchService:
         self.quotas = store.quotas(config.IDLE_TTL)
         self.repo = MatchRepository(store, config, queue)
         self.following = Following(self.repo, self.waiters)
+        self.player_feed = PlayerFeed(store.feeds, self.waiters, config)
         self.seats = Seats(self.repo, self.following, self.quotas)
         self.acting = Acting(self.repo, self.following)
         self.bots = Bots(self.repo)
