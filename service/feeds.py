@@ -1,9 +1,10 @@
 """Each player's feed: the notices of all its matches, in one numbered list
 (`GET /v1/me/events`, `GET /v1/me/stream`; docs/api.md, "A player's events").
 
-Handing on a commit's notices (docs/architecture.md, "The outbox") calls `Feeds.publish` for
-each player a notice names. Keys, all in the player's Redis Cluster slot (service/players.py),
-so one script writes them together and the player's erasure deletes them with the player:
+Handing on a commit's notices (docs/architecture.md, "The outbox") gives them to `Feeds.take`,
+one of the repository's notice sinks, which calls `Feeds.publish` for each player they name.
+Keys, all in the player's Redis Cluster slot (service/players.py), so one script writes them
+together and the player's erasure deletes them with the player:
 
 - `ct:{pl:<id>}:feed`: the entries, oldest first, each the JSON of
   `{"seq", "id", "type", "timestamp", "data"}`; seq counts from 1, by one, per player;
@@ -19,12 +20,16 @@ A feed keeps its last FEED_LENGTH entries, for FEED_TTL seconds after its last o
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+import redis
 from redis.cluster import RedisCluster
 
 from service import codec
 from service.players import player_key
+
+log = logging.getLogger("cardtable.feeds")
 
 FEED_LENGTH = 1000
 FEED_TTL = 30 * 24 * 3600
@@ -117,6 +122,26 @@ class Feeds:
             args += [n["id"], codec.dumps(entry)]
         keys = [player_key(player_id), feed_key(player_id), ids_key(player_id)]
         self._publish(keys=keys, args=args)
+
+    def take(self, match_id: str, notices: list[dict[str, Any]], relayed: bool) -> None:
+        """The players' feeds as a notice sink (service/repository.py, `NoticeSink`): each
+        notice to the feed of each player it names, one publish a player.
+
+        The relay hands every notify effect on again (`relayed`), which the feeds skip by
+        notice id. So the committer's hand-off may fail without losing a notice: a Redis that
+        does not answer it is logged, and the move it follows is still answered; the relay's
+        own failure is raised, and it tries again on its next pass."""
+        mine: dict[str, list[dict[str, Any]]] = {}
+        for notice in notices:
+            for player_id in notice["players"]:
+                mine.setdefault(player_id, []).append(notice)
+        try:
+            for player_id, entries in mine.items():
+                self.publish(player_id, entries)
+        except (redis.ConnectionError, redis.TimeoutError) as e:
+            if relayed:
+                raise
+            log.warning("match %s: players' feeds left to the relay (%s)", match_id, e)
 
     def since(self, player_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """The entries with seq > `after` (at most `limit`, oldest first) and the feed's last seq."""

@@ -29,7 +29,17 @@ _MATCH_ID = re.compile(MATCH_ID_PATTERN)
 
 
 class Match:
-    __slots__ = ("id", "record", "game", "version", "event_count", "events_after", "step", "player_check")
+    __slots__ = (
+        "id",
+        "record",
+        "game",
+        "version",
+        "event_count",
+        "events_after",
+        "step",
+        "player_check",
+        "mover_before",
+    )
 
     def __init__(
         self,
@@ -52,6 +62,11 @@ class Match:
         # Loaded for a player token: (player id, the player's stored tokens), read in the
         # same round trip as the match (MatchRepository.authenticate checks the token there).
         self.player_check: tuple[str, Any] | None = None
+        # The seat to move as loaded: a commit that hands the turn to a person tells them
+        # (service/notices.py, `turn.started`) only when the turn is new.
+        step = self.step
+        playing = step is not None and step.status == "active" and record["status"] == "playing"
+        self.mover_before: int | None = step.to_move if playing and step is not None else None
 
     @property
     def next_version(self) -> int:

@@ -62,4 +62,7 @@ def build_service(config: Config) -> MatchService:
     client = connect(config.REDIS_URL)
     state = state_client(config.STATE_URL, connect) if config.STATE_URL else None
     store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS)
-    return MatchService(store, config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
+    svc = MatchService(store, config, JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY))
+    # Each notice to the own feed of every player it names (GET /v1/me/events, /v1/me/stream).
+    svc.repo.notice_sinks.append(store.feeds.take)
+    return svc

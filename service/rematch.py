@@ -37,7 +37,7 @@ def rematch(
 
     record = repo.update(match_id, old, change)
     body, players = _again(record, asker, repo)
-    return seats.create(body, caller, match_id=new, players=players)
+    return seats.create(body, caller, match_id=new, players=players, app=record.get("app"))
 
 
 def _again(

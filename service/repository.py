@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import errors, outbox, rated
+from service import errors, notices, outbox, rated
 from service.config import Config
 from service.jobqueue import Jobs
 from service.match import Match, hash_token, valid_id
@@ -33,11 +33,18 @@ class Write:
     idem: tuple[str, bytes | str, int] | None = None
 
 
+# Who a commit's notices go to (the players' streams, the apps' webhooks): each sink takes
+# the match id, the notices, and whether the relay hands them on (the committer may have
+# done so already: a sink must take the same notices twice without doing anything twice).
+NoticeSink = Callable[[str, list[dict[str, Any]], bool], None]
+
+
 class MatchRepository:
     def __init__(self, store: Store, config: Config, queue: Jobs | None = None):
         self.store = store
         self.config = config
         self.queue = queue
+        self.notice_sinks: list[NoticeSink] = []
 
     def find(self, match_id: str, events_after: int | None = None, token: str | None = None) -> Match | None:
         """The match as stored, None when there is none; with `events_after`, its events after
@@ -144,6 +151,9 @@ class MatchRepository:
         if record["options"].get("rated"):
             settled = rated.settle(match, events, self.store.state)
             effects += [settled] if settled is not None else []
+        told = notices.derive(match, events, at)
+        if told:
+            effects.append({"kind": "notify", "v": match.next_version, "at": at, "notices": told})
         status = match.status()
         ok = self.store.commit(
             match.id,
@@ -165,12 +175,17 @@ class MatchRepository:
                 self.store.archive(match.id, match.version)
         return ok
 
-    def hand_on(self, match_id: str, effect: dict[str, Any], bot_delay: float | None = None) -> None:
+    def hand_on(
+        self, match_id: str, effect: dict[str, Any], bot_delay: float | None = None, relayed: bool = False
+    ) -> None:
         """Give an effect of a commit to whoever acts on it: a rated match's new ratings go to
-        its players and leaderboard now, a bot's turn or a clock to the workers (no bot ever
-        moves inside a request)."""
+        its players and leaderboard now, its notices to the notice sinks, a bot's turn or a
+        clock to the workers (no bot ever moves inside a request)."""
         if effect["kind"] == "ratings":
             rated.apply(effect, self.store.state, self.store.leaderboards)
+        elif effect["kind"] == "notify":
+            for sink in self.notice_sinks:
+                sink(match_id, effect["notices"], relayed)
         elif self.queue is not None:
             outbox.hand_on(self.queue, match_id, effect, bot_delay)
 

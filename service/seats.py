@@ -37,15 +37,14 @@ class Seats:
         caller: Caller | None = None,
         match_id: str | None = None,
         players: dict[int, Player] | None = None,
+        app: str | None = None,
     ) -> dict[str, Any]:
         """A new match. `caller`: who creates it (its seats bound to players as it may, and
         counted against its quotas: service/membership.py); None for the service's own callers.
-        A rematch (service/rematch.py) names the new match's id and its seats' players."""
-        game = GAMES[body["game"]]
-        seats_in = body["seats"]
+        A rematch (service/rematch.py) names the new match's id, its seats' players and its app."""
+        game, seats_in = GAMES[body["game"]], body["seats"]
         options = match_options(game, body.get("options") or {}, len(seats_in))
         deck, seed = self._check_seeding(game, options, body)
-        seeded_by_client = seed is not None or deck is not None
         server_seed, server_seed_hash = fair_seeds.new_server_seed()
         match_id = match_id or new_id()
         seats, tokens = _new_seats(seats_in)
@@ -62,7 +61,7 @@ class Seats:
             "chained": seed is None,
             "server_seed": server_seed,
             "server_seed_hash": server_seed_hash,
-            "seeded_by_client": seeded_by_client,
+            "seeded_by_client": seed is not None or deck is not None,
             "deck": deck,
             "status": "waiting",
             "state": None,
@@ -72,6 +71,7 @@ class Seats:
             "listed": bool(body.get("listed")),
             # Keys the bots' randomness (service/bots.py, bot_rng); never shown to anyone.
             "bot_key": secrets.token_hex(32),
+            **_owner(caller, app),
         }
         rated.check_created(record)
         match = Match(match_id, record)
@@ -248,6 +248,13 @@ class Seats:
             return Write(events, self.view(match, seat, match.next_version))
 
         return self.repo.update(match_id, None, change)
+
+
+def _owner(caller: Caller | None, app: str | None) -> dict[str, str]:
+    """The app whose key (or player) made the match, or a rematch's match's: its webhooks hear of
+    the match (service/notices.py) whoever sits in it."""
+    owner = caller.app.id if caller is not None and caller.app is not None else app
+    return {"app": owner} if owner is not None else {}
 
 
 def _start(match: Match) -> list[dict[str, Any]]:

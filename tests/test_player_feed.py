@@ -5,6 +5,8 @@ token stops holding, bad input refused, and one player's entries never served to
 
 from __future__ import annotations
 
+import json
+import random
 import threading
 import time
 
@@ -12,17 +14,16 @@ import pytest
 
 from service.feeds import FEED_LENGTH, FEED_TTL, feed_key, ids_key
 from service.players import player_key
-from tests.api_helpers import auth
+from tests.api_helpers import auth, playable
 from tests.test_players import new_app, put_player, svc
 
 __all__ = ["svc"]  # the fixture this module borrows (tests/test_cluster.py re-runs these tests)
 
 
-def notice(match_id: str, version: int, kind: str = "turn.started", seat: int | None = 0, **data) -> dict:
-    """A notice as the commit's notify effect carries it (docs/architecture.md, "The outbox")."""
-    suffix = f"-{seat}" if seat is not None else ""
+def notice(match_id: str, version: int, kind: str = "turn.started", **data) -> dict:
+    """A notice as the commit's notify effect carries it (service/notices.py)."""
     return {
-        "id": f"{match_id}-{version}-{kind}{suffix}",
+        "id": f"{match_id}-{version}-{kind}",
         "app": "an-app-id",
         "type": kind,
         "timestamp": "2026-12-05T00:00:00.123Z",
@@ -48,8 +49,8 @@ def test_publish_numbers_a_players_entries_and_since_answers_those_after_a_seq(c
     _, _, pid = a_player(client, svc)
     feeds = svc.store.feeds
     assert feeds.since(pid, 0, 10) == ([], 0)
-    feeds.publish(pid, [notice("m1", 1), notice("m1", 2, "match.over", None, winners=[1])])
-    feeds.publish(pid, [notice("m2", 0, "match.created", None)])
+    feeds.publish(pid, [notice("m1", 1), notice("m1", 2, "match.over", winners=[1])])
+    feeds.publish(pid, [notice("m2", 0, "match.created")])
     entries, last = feeds.since(pid, 0, 10)
     assert last == 3 and [e["seq"] for e in entries] == [1, 2, 3]
     # The entry is the notice without whom it goes to: the feed is the player's own.
@@ -75,9 +76,9 @@ def test_a_notice_handed_on_again_is_stored_once(client, svc):
     feeds.publish(pid, [notice("m1", 2), notice("m1", 3)])
     entries, last = feeds.since(pid, 0, 10)
     assert last == 3 and [e["id"] for e in entries] == [
-        "m1-1-turn.started-0",
-        "m1-2-turn.started-0",
-        "m1-3-turn.started-0",
+        "m1-1-turn.started",
+        "m1-2-turn.started",
+        "m1-3-turn.started",
     ]
 
 
@@ -145,7 +146,7 @@ def test_a_long_poll_wakes_on_a_publish_made_while_it_waits(client, svc):
         svc.store.feeds.publish(pid, [notice("m1", 2), notice("m1", 3)])
     finally:
         poller.join(30)
-    assert [e["id"] for e in answer["body"]["events"]] == ["m1-2-turn.started-0", "m1-3-turn.started-0"]
+    assert [e["id"] for e in answer["body"]["events"]] == ["m1-2-turn.started", "m1-3-turn.started"]
     assert answer["body"]["last"] == 3
 
 
@@ -170,7 +171,7 @@ def test_a_stream_resumes_after_last_event_id(client, svc):
         resp.close()
     assert text.startswith("retry: 1000\n\n")
     assert "id: 1\n" not in text
-    assert 'id: 2\nevent: turn.started\ndata: {"seq":2,"id":"m1-1-turn.started-0"' in text
+    assert 'id: 2\nevent: turn.started\ndata: {"seq":2,"id":"m1-1-turn.started"' in text
     assert "id: 3\nevent: turn.started\n" in text
     # after= does the same when there is no Last-Event-ID (which wins when both are sent).
     resp = client.get("/v1/me/stream?after=2", headers=auth(token), buffered=False)
@@ -288,8 +289,8 @@ def test_another_players_entries_are_never_served(client, svc):
     feeds.publish(ana_id, [notice("m-ana", v) for v in range(3)])
     feeds.publish(bo_id, [notice("m-bo", 0)])
     # The same match's notice to both: each feed numbers it in its own sequence.
-    feeds.publish(ana_id, [notice("m-both", 0, "match.created", None)])
-    feeds.publish(bo_id, [notice("m-both", 0, "match.created", None)])
+    feeds.publish(ana_id, [notice("m-both", 0, "match.created")])
+    feeds.publish(bo_id, [notice("m-both", 0, "match.created")])
     mine = my_events(client, bo, "?after=0")
     assert [(e["seq"], e["data"]["match"]) for e in mine["events"]] == [(1, "m-bo"), (2, "m-both")]
     resp = client.get("/v1/me/stream", headers=auth(bo), buffered=False)
@@ -322,3 +323,92 @@ def test_open_player_feeds_are_counted_by_kind_in_metrics(client, svc):
         )
     finally:
         resp.close()
+
+
+# --- end to end: the notices of real matches -------------------------------------------------
+def play_turn(client, match_id: str, token: str, rng: random.Random) -> dict:
+    """The seat's whole turn (a draw and a discard in Zhol): random legal moves, never a
+    resignation, until the turn passes on; the view after it."""
+    while True:
+        view = client.get(f"/v1/matches/{match_id}", headers=auth(token)).get_json()
+        if view["status"] != "active" or view["turn"]["seat"] != view["you"]:
+            return view
+        moved = client.post(
+            f"/v1/matches/{match_id}/actions", json=rng.choice(playable(view)), headers=auth(token)
+        )
+        assert moved.status_code == 200, moved.get_json()
+
+
+def resign(client, match_id: str, token: str) -> None:
+    r = client.post(f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(token))
+    assert r.status_code == 200, r.get_json()
+
+
+def start_round_if_over(client, match_id: str, host: str) -> None:
+    """A round that ended (a bot's call of zhol, say) waits for its host, whom no notice tells."""
+    if client.get(f"/v1/matches/{match_id}", headers=auth(host)).get_json()["status"] == "round_over":
+        assert client.post(f"/v1/matches/{match_id}/rounds", headers=auth(host)).status_code == 200
+
+
+def test_one_feed_tells_a_player_of_each_turn_in_two_matches_to_their_ends(client, svc, worker):
+    """Ana plays a match against a bot and one against Bo, moving only when her ONE feed says a
+    turn of hers began; Bo moves when his own feed says so. Her feed holds, for each match, its
+    creation and start, every turn of hers at its version, and its end; nothing of Bo's."""
+    key = new_app(svc)
+    ana, bo = put_player(client, key, "e2e-ana"), put_player(client, key, "e2e-bo")
+    against_bot = {"game": "zhol", "seats": [{"kind": "human"}, {"kind": "bot", "level": "easy"}]}
+    vs_bot = client.post("/v1/matches", json=against_bot, headers=auth(ana)).get_json()["id"]
+    pair = {"game": "zhol", "seats": [{"kind": "human", "player": p} for p in ("e2e-ana", "e2e-bo")]}
+    vs_bo = client.post("/v1/matches", json=pair, headers=auth(key)).get_json()["id"]
+    rng = random.Random(31)
+    feed: list[dict] = []
+    turns = {vs_bot: 0, vs_bo: 0}
+    bo_after = 0
+    deadline = time.monotonic() + 240
+    while sum(e["type"] == "match.over" for e in feed) < 2:
+        assert time.monotonic() < deadline, [(e["data"]["match"], e["type"]) for e in feed]
+        page = my_events(client, ana, f"?after={feed[-1]['seq'] if feed else 0}&wait=1")
+        for e in page["events"]:
+            feed.append(e)
+            if e["type"] != "turn.started":
+                continue
+            match_id = e["data"]["match"]
+            view = client.get(f"/v1/matches/{match_id}", headers=auth(ana)).get_json()
+            # Told at the version the turn began, which is still the match's: nobody else moves.
+            assert (view["turn"]["seat"], view["version"]) == (view["you"], e["data"]["version"])
+            turns[match_id] += 1
+            if match_id == vs_bot and turns[match_id] == 3:
+                resign(client, vs_bot, ana)
+            else:
+                play_turn(client, match_id, ana, rng)
+        for e in my_events(client, bo, f"?after={bo_after}")["events"]:
+            bo_after = e["seq"]
+            if e["type"] == "turn.started" and turns[vs_bo] >= 3:
+                resign(client, vs_bo, bo)
+            elif e["type"] == "turn.started":
+                play_turn(client, vs_bo, bo, rng)
+        for match_id in (vs_bot, vs_bo):
+            start_round_if_over(client, match_id, ana)
+
+    assert [e["seq"] for e in feed] == list(range(1, len(feed) + 1))
+    assert len({e["id"] for e in feed}) == len(feed)
+    for match_id in (vs_bot, vs_bo):
+        mine = [e for e in feed if e["data"]["match"] == match_id]
+        kinds = [e["type"] for e in mine]
+        assert kinds == ["match.created", "match.started", *["turn.started"] * turns[match_id], "match.over"]
+        assert all(e["data"]["player"] == "e2e-ana" and e["data"]["seat"] == 0 for e in mine[2:-1])
+        assert mine[-1]["data"]["reason"] == "resign" and mine[-1]["data"]["players"]["0"] == "e2e-ana"
+    assert turns[vs_bot] == 3 and turns[vs_bo] >= 3
+
+    # The relay hands every notice on again a moment later: the feed takes none twice.
+    until(lambda: svc.store.outbox.pending() == 0, timeout=60)
+    assert my_events(client, ana, f"?after={len(feed)}&wait=1")["events"] == []
+
+    # The same entries as one stream.
+    resp = client.get("/v1/me/stream", headers=auth(ana), buffered=False)
+    try:
+        text = read_stream(resp, len(feed))
+    finally:
+        resp.close()
+    sent = [json.loads(line[len("data: ") :]) for line in text.splitlines() if line.startswith("data: ")]
+    assert sent == feed

@@ -1,0 +1,138 @@
+"""Notices: what each commit of an app's match tells its apps and players (service/notices.py),
+as the notice sinks receive them in the process that commits."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engines.cards import is_card
+from tests.api_helpers import Api, auth
+from tests.test_api_games import play_until, round_over
+from tests.test_players import new_app, put_player, svc
+
+__all__ = ["svc"]  # the fixture this module borrows
+
+
+@pytest.fixture
+def told(svc):
+    """Every notice the in-process service hands on, in order (committer and relay alike)."""
+    seen: list[tuple[str, dict, bool]] = []
+
+    def sink(match_id: str, notices: list[dict], relayed: bool) -> None:
+        seen.extend((match_id, n, relayed) for n in notices)
+
+    svc.repo.notice_sinks.append(sink)
+    yield seen
+    svc.repo.notice_sinks.remove(sink)
+
+
+def app_id(key: str) -> str:
+    return key[len("ctk_") :].split(".")[0]
+
+
+def test_a_players_match_tells_its_app_of_creation_start_each_new_turn_and_the_end(client, svc, told):
+    key = new_app(svc)
+    app = app_id(key)
+    tokens = {i: put_player(client, key, p) for i, p in enumerate(["n-ana", "n-bo"])}
+    seats = [{"kind": "human", "player": "n-ana"}, {"kind": "human", "player": "n-bo"}]
+    r = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(key))
+    assert r.status_code == 201, r.get_json()
+    match_id = r.get_json()["id"]
+    kinds = [n["type"] for m, n, _ in told if m == match_id]
+    assert kinds[:3] == ["match.created", "match.started", "turn.started"]
+    created = told[0][1]
+    assert created["app"] == app and created["id"] == f"{match_id}-0-match.created"
+    assert created["data"] == {"match": match_id, "game": "zhol", "players": {"0": "n-ana", "1": "n-bo"}}
+    assert len(created["players"]) == 2  # both players' own streams
+    turn = told[2][1]["data"]
+    view = client.get(f"/v1/matches/{match_id}", headers=auth(tokens[0])).get_json()
+    mover = view["turn"]["seat"]
+    assert turn["seat"] == mover and turn["player"] == ["n-ana", "n-bo"][mover]
+    assert turn["version"] == 0 and turn["deadline"] == view["turn"]["deadline"]
+    assert told[2][1]["players"] == [created["players"][mover]]  # only the mover's stream
+
+    view = play_until(Api(client), "zhol", match_id, tokens, random.Random(5), round_over)
+    assert view["status"] == "round_over"
+    client.post(f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(tokens[1]))
+    notices = [n for m, n, _ in told if m == match_id]
+    turns = [n["data"] for n in notices if n["type"] == "turn.started"]
+    # A turn is told when it passes to another seat (or a new round begins), never twice in a row
+    # for one seat's draw and discard.
+    assert all(
+        a["seat"] != b["seat"] or b["version"] > a["version"] + 1
+        for a, b in zip(turns, turns[1:], strict=False)
+    )
+    assert len({n["id"] for n in notices}) == len(notices)
+    over = notices[-1]
+    assert over["type"] == "match.over" and over["data"]["players"] == {"0": "n-ana", "1": "n-bo"}
+    final = client.get(f"/v1/matches/{match_id}", headers=auth(tokens[0])).get_json()
+    assert over["data"]["winners"] == final["winners"]
+    # Notices say whose turn it is and how a match ended: never a card.
+    assert not any(is_card(v) for v in _leaves([n["data"] for n in notices]))
+
+
+def test_an_anonymous_match_tells_nobody(client, told):
+    r = client.post("/v1/matches", json={"game": "zhol", "seats": [{"kind": "human"}, {"kind": "human"}]})
+    assert r.status_code == 201
+    assert [n for m, n, _ in told if m == r.get_json()["id"]] == []
+
+
+def test_each_app_hears_only_of_its_own_players(client, svc, told):
+    key_a, key_b = new_app(svc), new_app(svc)
+    put_player(client, key_a, "x-ana")
+    token_b = put_player(client, key_b, "x-bo")
+    r = client.post(
+        "/v1/matches",
+        json={"game": "zhol", "seats": [{"kind": "human", "player": "x-ana"}, {"kind": "open"}]},
+        headers=auth(key_a),
+    )
+    match_id = r.get_json()["id"]
+    joined = client.post(f"/v1/matches/{match_id}/join", json={"name": "Bo"}, headers=auth(token_b))
+    assert joined.status_code == 200, joined.get_json()
+    started = [n for m, n, _ in told if m == match_id and n["type"] == "match.started"]
+    by_app = {n["app"]: n["data"]["players"] for n in started}
+    assert by_app == {app_id(key_a): {"0": "x-ana"}, app_id(key_b): {"1": "x-bo"}}
+
+
+def test_a_resignation_ends_the_match_with_one_notice_per_app(client, svc, told):
+    key = new_app(svc)
+    tokens = [put_player(client, key, p) for p in ("r-ana", "r-bo")]
+    seats = [{"kind": "human", "player": "r-ana"}, {"kind": "human", "player": "r-bo"}]
+    r = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(key))
+    match_id = r.get_json()["id"]
+    r = client.post(f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(tokens[1]))
+    assert r.status_code == 200
+    (over,) = [n for m, n, _ in told if m == match_id and n["type"] == "match.over"]
+    assert over["data"]["winners"] == [0] and over["data"]["reason"] == "resign"
+    assert len(over["players"]) == 2
+
+
+def test_a_rematch_is_offered_to_every_player_of_the_old_match(client, svc, told):
+    key = new_app(svc)
+    tokens = [put_player(client, key, p) for p in ("m-ana", "m-bo")]
+    seats = [{"kind": "human", "player": "m-ana"}, {"kind": "human", "player": "m-bo"}]
+    r = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(key))
+    old = r.get_json()["id"]
+    client.post(f"/v1/matches/{old}/actions", json={"type": "resign"}, headers=auth(tokens[1]))
+    again = client.post(f"/v1/matches/{old}/rematch", headers=auth(tokens[1]))
+    assert again.status_code == 201, again.get_json()
+    new = again.get_json()["id"]
+    (offered,) = [n for m, n, _ in told if m == old and n["type"] == "rematch.offered"]
+    assert offered["data"]["rematch"] == new and offered["data"]["by_seat"] == 1
+    assert len(offered["players"]) == 2
+    # The new match is the same app's: it hears of it too.
+    assert [n["type"] for m, n, _ in told if m == new][:2] == ["match.created", "match.started"]
+
+
+def _leaves(value):
+    """Every string and number inside a JSON value."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
