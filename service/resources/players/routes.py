@@ -10,9 +10,10 @@ from flask.views import MethodView
 
 from engines.registry import GAMES
 from service import codec, errors, examples
-from service.extensions import Blueprint, declare_errors
+from service.extensions import Blueprint, bearer_token, declare_errors
 from service.feeds import feed_channel
 from service.my_matches import my_matches
+from service.player_feed import player_of
 from service.players import Player
 from service.rated import player_ratings
 from service.resources.auth import current_caller
@@ -145,13 +146,13 @@ class MyEvents(MethodView):
         more follow; `last` is the newest entry's seq (ask after it to get only what comes
         next). 401 when the token stops holding during the wait (rotated, app revoked).
         """
-        player = current_caller().require_player()
-        svc = service()
+        # The feed's read authenticates the token (service/player_feed.py).
+        token = bearer_token()
+        player_id = player_of(token)
+        assert token is not None
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
-        token = current_caller().token
-        assert token is not None
-        events, last, next_after = svc.player_feed.events(player.id, token, after, wait, limit, client)
+        events, last, next_after = service().player_feed.events(player_id, token, after, wait, limit, client)
         body = {"events": events, "last": last, "next_after": next_after}
         return Response(codec.dumps(body), mimetype="application/json")
 
@@ -171,32 +172,42 @@ class MyStream(MethodView):
         `CARDTABLE_STREAM_SECONDS` (5 minutes by default), and at once when the token stops
         holding (rotated, app revoked, player erased: the reconnection then gets 401).
         """
-        caller = current_caller()
-        player, token = caller.require_player(), caller.token
+        token = bearer_token()
+        player_id = player_of(token)
         assert token is not None
         svc = service()
+        feed = svc.player_feed
         resume = headers.get("last_event_id", query["after"])
-        # Registered before the answer starts, so an unreachable Redis is still a JSON 503;
-        # freed when the server closes the response, however the stream ended.
+        # Registered before the first read (nothing published after it is missed) and before
+        # the answer starts, so a token that does not hold and an unreachable Redis are still
+        # JSON errors; freed when the server closes the response, however the stream ended.
         client = request.environ.get("gunicorn.socket")
-        waiter = svc.waiters.open(feed_channel(player.id), "player_sse", client)
+        waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
+        try:
+            first = feed.first(player_id, token, resume)
+        except BaseException:
+            svc.waiters.close(waiter)
+            raise
 
-        def generate(after=resume):
+        def generate(after=resume, entries=first):
             # Ends after a while (proxies drop long responses; EventSource reconnects with
             # Last-Event-ID by itself), and at once when the token stops holding.
             end = time.monotonic() + svc.config.STREAM_SECONDS
             yield "retry: 1000\n\n"
-            while time.monotonic() < end and not waiter.gone:
-                left = min(15.0, end - time.monotonic())
-                entries = svc.player_feed.stream_entries(player.id, token, after, left, waiter)
-                if entries is None:
-                    return
-                if not entries and not waiter.gone:
-                    yield ": keep-alive\n\n"
+            while True:
                 for e in entries:
                     after = e["seq"]
                     data = json.dumps(e, separators=(",", ":"))
                     yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
+                if time.monotonic() >= end or waiter.gone:
+                    return
+                entries = feed.stream_entries(
+                    player_id, token, after, min(15.0, end - time.monotonic()), waiter
+                )
+                if entries is None:
+                    return
+                if not entries and not waiter.gone:
+                    yield ": keep-alive\n\n"
 
         response = Response(stream_with_context(generate()), mimetype="text/event-stream")
         response.call_on_close(lambda: svc.waiters.close(waiter))
