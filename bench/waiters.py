@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import http.client
 import multiprocessing as mp
 import os
@@ -73,7 +74,7 @@ class Waiters:
         self.port = port
         self.seen: list[dict[int, float]] = []
         self.tasks: list[asyncio.Task] = []
-        self.failed = 0
+        self.failed: collections.Counter = collections.Counter()  # why, how many
 
     def open(self, kind: str, target: str, after: int) -> None:
         """A waiter of `kind` (service/waiter_counts.py's kinds): `target` is the match id of a
@@ -103,8 +104,8 @@ class Waiters:
                 for e in body["events"]:
                     seen.setdefault(e["seq"], now)
                     after = e["seq"]
-        except (OSError, asyncio.IncompleteReadError, AssertionError):
-            self.failed += 1
+        except (OSError, asyncio.IncompleteReadError, AssertionError) as e:
+            self.failed[f"long-poll {type(e).__name__}: {str(e)[:60]}"] += 1
 
     async def _stream(self, path: str, token: str | None, seen: dict) -> None:
         try:
@@ -114,9 +115,9 @@ class Waiters:
                 now = time.monotonic()
                 for m in _SEQ.finditer(b"\n" + chunk):
                     seen.setdefault(int(m.group(1)), now)
-            self.failed += 1  # the server ended the stream within the run
-        except OSError:
-            self.failed += 1
+            self.failed["stream ended by the server"] += 1
+        except OSError as e:
+            self.failed[f"stream {type(e).__name__}: {str(e)[:60]}"] += 1
 
     async def close(self) -> None:
         for t in self.tasks:
@@ -170,17 +171,24 @@ class Pool:
             self.pipes.append(here)
             self.procs.append(proc)
 
-    def open(self, specs: list[tuple[str, str, int]]) -> int:
+    def open(self, specs: list[tuple[str, str, int]], rate: float) -> int:
+        """Open the waiters of `specs`, about `rate` a second in all."""
         n = len(self.pipes)
         for i, pipe in enumerate(self.pipes):
-            pipe.send(("open", specs[i::n]))
+            pipe.send(("open", specs[i::n], rate / n))
         return sum(pipe.recv() for pipe in self.pipes)
 
-    def close(self) -> int:
-        """Close every waiter; how many failed or were ended early meanwhile."""
+    def close(self) -> collections.Counter:
+        """Close every waiter; how many failed or were ended early meanwhile, and why."""
+        return self._ask("close")
+
+    def failed(self) -> collections.Counter:
+        return self._ask("failed")
+
+    def _ask(self, command: str) -> collections.Counter:
         for pipe in self.pipes:
-            pipe.send(("close",))
-        return sum(pipe.recv() for pipe in self.pipes)
+            pipe.send((command,))
+        return sum((pipe.recv() for pipe in self.pipes), collections.Counter())
 
     def fanout(self, match_id: str, tokens: list[str], moves: int) -> list:
         """Phase 3's moves, timed to the waiters of the first process (which holds them all)."""
@@ -208,13 +216,16 @@ async def _serve(port: int, conn) -> None:
         # Commands come over the pipe, read in a thread so the waiters run in the meantime.
         command, *args = await loop.run_in_executor(None, conn.recv)
         if command == "open":
-            for kind, target, after in args[0]:
+            specs, rate = args
+            for kind, target, after in specs:
                 waiters.open(kind, target, after)
-                if len(waiters.tasks) % 100 == 0:
-                    await asyncio.sleep(0.05)  # connect in batches
+                if len(waiters.tasks) % 50 == 0:
+                    await asyncio.sleep(50 / rate)  # connect in batches, `rate` a second
             conn.send(len(waiters.tasks))
         elif command == "fanout":
             conn.send(await _fanout(waiters, port, *args))
+        elif command == "failed":
+            conn.send(waiters.failed)
         elif command == "close":
             await waiters.close()
             conn.send(waiters.failed)
@@ -257,12 +268,14 @@ def open_waiters(port: int) -> dict[str, int]:
     }
 
 
-def until_open(port: int, n: int, timeout: float = 300) -> float:
-    start = time.monotonic()
-    while sum(open_waiters(port).values()) < n:
+def until_open(port: int, specs: list[tuple[str, str, int]], timeout: float = 300) -> float:
+    """Wait until /metrics counts exactly the waiters of `specs` by kind (those of an earlier
+    phase gone, these all there); how long that took."""
+    start, expected = time.monotonic(), collections.Counter(kind for kind, _, _ in specs)
+    while (counts := open_waiters(port)) != {kind: expected[kind] for kind in counts}:
         if time.monotonic() - start > timeout:
-            raise RuntimeError(f"only {open_waiters(port)} of {n} waiters open after {timeout} s")
-        time.sleep(0.5)
+            raise RuntimeError(f"{counts} waiters open after {timeout} s, not {dict(expected)}")
+        time.sleep(0.25)
     return time.monotonic() - start
 
 
@@ -330,6 +343,9 @@ def notice_turns(port: int, app_key: str, turns: int) -> list[float]:
     match_id, readers = created["id"], [FeedReader(port, t) for t in tokens]
     for r in readers:
         r.start()
+    deadline = time.monotonic() + 10
+    while not any(r.turns for r in readers) and time.monotonic() < deadline:
+        time.sleep(0.002)  # the first turn's notice, made with the match
     path, delays = f"/v1/matches/{match_id}", []
     for _ in range(turns):
         known = sum(len(r.turns) for r in readers)
@@ -417,6 +433,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--worker-connections", type=int, default=16000)
     ap.add_argument("--waiter-processes", type=int, default=2)
+    ap.add_argument(
+        "--open-rate",
+        type=float,
+        default=1000,
+        help="waiters connecting a second (a faster burst overflows the workers' listen queues)",
+    )
     ap.add_argument("--app-movers", action="store_true", help="the movers are an app's players")
     ap.add_argument("--worker-class", choices=("gevent", "gthread"), default="gevent")
     args = ap.parse_args()
@@ -472,8 +494,12 @@ def run(args, port: int, master: int, r: redis.Redis, pool: Pool, app_key: str) 
 
     specs = waiter_specs(args, port, app_key)
     rss0, mem0 = workers_rss_kb(master), r.info("memory")["used_memory"]
-    pool.open(specs)
-    took = until_open(port, args.waiters)
+    pool.open(specs, args.open_rate)
+    try:
+        took = until_open(port, specs)
+    except RuntimeError:
+        print(f"waiters that failed: {dict(pool.failed())}")
+        raise
     time.sleep(5)  # opening them made garbage; the workers' collector is done with it
     rss1, mem1 = workers_rss_kb(master), r.info("memory")["used_memory"]
     print(
@@ -487,13 +513,13 @@ def run(args, port: int, master: int, r: redis.Redis, pool: Pool, app_key: str) 
     report(f"phase 2, with {args.waiters} idle waiters", loaded, base)
     if args.notice_turns:
         delivered("turn.started on the next player's stream", notice_turns(port, app_key, args.notice_turns))
-    print(f"  waiters that failed or were ended early: {pool.close()}")
+    print(f"  waiters that failed or were ended early: {dict(pool.close()) or 0}")
 
     match_id, tokens = create_matches(port, 1)[0]
     specs = [(("long_poll", "sse")[i % 2], match_id, 3) for i in range(args.spectators)]
-    pool.pipes[0].send(("open", specs))
+    pool.pipes[0].send(("open", specs, args.open_rate))
     pool.pipes[0].recv()
-    until_open(port, args.spectators)
+    until_open(port, specs)
     fan: dict = {}
 
     def fanout():
