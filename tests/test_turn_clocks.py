@@ -325,3 +325,25 @@ def test_a_correspondence_clock_of_two_days_survives_a_killed_worker_and_a_redis
     view = api.view(match_id, tokens[1 - seat])
     assert view["status"] == "active" and view["turn"]["seat"] == 1 - seat
     assert view["turn"]["deadline"] > deadline
+
+
+def test_a_turn_played_in_time_leaves_no_clock_job_waiting_for_its_deadline(api, svc):
+    # A correspondence clock's job would otherwise wait days to find nothing to do: one job
+    # for every move of the last 14 days. Each match keeps the job of its running turn only.
+    created = api.create(
+        "spades", [{"kind": "human"}] * 4, options={"turn_seconds": 86400, "first_dealer": 3}
+    )
+    match_id = created["id"]
+    tokens = [s["token"] for s in created["seats"]]
+    rq = svc.queue.queue.connection
+    scheduled = svc.queue.scheduled_key
+
+    def waiting() -> list[str]:
+        return sorted(j.decode() for j in rq.zrange(scheduled, 0, -1) if match_id.encode() in j)
+
+    first = svc.store.load(match_id).record["clock"]["turn"]
+    assert waiting() == [f"clock-{match_id}-{first}"]
+    for seat in range(3):
+        assert api.act(match_id, tokens[seat], {"type": "bid", "tricks": 3}).status_code == 200
+    assert waiting() == [f"clock-{match_id}-{first + 3}"]
+    assert not rq.exists(f"rq:job:clock-{match_id}-{first}")
