@@ -110,7 +110,8 @@ def test_a_human_who_does_not_move_is_timed_out_by_the_workers_as_on_timeout_say
     before = service.store.load(match_id)
     assert before.version == view["version"]
 
-    events, _ = wait_timed_out(api, match_id, view["turn"]["deadline"])
+    events, seen = wait_timed_out(api, match_id, view["turn"]["deadline"])
+    print(f"{game_id} {on_timeout}: timed out {seen - view['turn']['deadline']:.3f} s after its deadline")
     i = timed_out_index(events)
     assert i is not None
     # Public: a spectator's events carry it as it is, before what the clock did for the seat.
