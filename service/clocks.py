@@ -42,10 +42,12 @@ AUTO_LEVEL = "easy"
 MAX_AUTO_STEPS = 60
 
 
-def asked(options: dict[str, Any]) -> bool:
-    """Whether options given at creation ask for a clock: `turn_seconds` set. Such a clock runs
-    on every human's turn, even a lone human's against bots (`Match.restart_clock`)."""
-    return options.get("turn_seconds") is not None
+def new_match(options: dict[str, Any]) -> dict[str, Any]:
+    """A new match's clock fields, from the options given at creation: no clock running yet, and
+    whether one was asked for (`turn_seconds` set). An asked clock runs on every human's turn,
+    even a lone human's against bots; Zhol's default one only with two or more humans
+    (`Match.restart_clock`)."""
+    return {"clock": None, "clock_asked": options.get("turn_seconds") is not None}
 
 
 def on_timeout(match: Match) -> str:

@@ -65,8 +65,7 @@ class Seats:
             "deck": deck,
             "status": "waiting",
             "state": None,
-            "clock": None,
-            "clock_asked": clocks.asked(body.get("options") or {}),  # service/clocks.py
+            **clocks.new_match(body.get("options") or {}),
             "created": round(time.time(), 3),  # to the millisecond, as the commit stamps "at"
             "joins": sum(s["kind"] == "human" for s in seats),
             "listed": bool(body.get("listed")),
