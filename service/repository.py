@@ -144,7 +144,7 @@ class MatchRepository:
             events = self._too_long(match, events)
         for seq, e in enumerate(events, before + 1):
             e["seq"] = seq
-        new_clock = match.restart_clock()
+        new_clock = match.restart_clock(self.config.CLOCK_SCALE)
         at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
         job = match.pending_job()
         effects = self._effects(match, new_clock, job, at) if new_clock or job == "bot" else []
