@@ -153,7 +153,9 @@ class MatchRepository:
             effects += [settled] if settled is not None else []
         told = notices.derive(match, events, at)
         if told:
-            effects.append({"kind": "notify", "v": match.next_version, "at": at, "notices": told})
+            # Handed on first: a bot's job, handed on before them, could commit its turn and
+            # publish its notices ahead of this commit's in a player's feed.
+            effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
         status = match.status()
         ok = self.store.commit(
             match.id,
