@@ -55,15 +55,27 @@ gc.set_threshold(700, 10, 1000)
 
 
 def gunicorn(
-    app: str, port: int, env: dict, workers: int, threads: int, cwd: str, worker_class: str = "gevent"
+    app: str,
+    port: int,
+    env: dict,
+    workers: int,
+    threads: int,
+    cwd: str,
+    worker_class: str = "gevent",
+    connections: int = 10000,
 ) -> subprocess.Popen:
-    """gunicorn as `cardtable serve --worker-class <worker_class>` runs it."""
+    """gunicorn as `cardtable serve --worker-class <worker_class>` runs it (a gevent worker
+    takes up to `connections` at once)."""
     cmd = [
         sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
         "--workers", str(workers), "--worker-class", worker_class,
         "--reuse-port", "--log-level", "warning",
     ]  # fmt: skip
-    cmd += ["--worker-connections", "10000"] if worker_class == "gevent" else ["--threads", str(threads)]
+    cmd += (
+        ["--worker-connections", str(connections)]
+        if worker_class == "gevent"
+        else ["--threads", str(threads)]
+    )
     proc = subprocess.Popen(cmd, env=env, cwd=cwd)
     deadline = time.monotonic() + 30
     while True:

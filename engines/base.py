@@ -85,10 +85,10 @@ def json_copy(value: Any) -> Any:
 # ladder's baseline (engines.solver_level.LADDER_ONLY_LEVELS, for tournaments only).
 BOT_LEVELS = ("easy", "medium", "hard", "pro")
 
-# One event vocabulary in every game (docs/api.md, "Events"). The service writes the match's own
-# events; every engine starts a round with `deal` and ends it with `round_over`, and ends the
-# match with `match_over`. Between them each game emits its own move events (`Game.move_events`).
-SERVICE_EVENTS = ("match_created", "join", "leave", "claim", "match_started", "rematch")
+# One event vocabulary in every game (docs/api.md, "Events"). The service writes the match's own events
+# (`timed_out`: a turn clock ran out); every engine starts a round with `deal` and ends it with `round_over`,
+# and ends the match with `match_over`. Between them each game emits its own move events (`move_events`).
+SERVICE_EVENTS = ("match_created", "join", "leave", "claim", "match_started", "rematch", "timed_out")
 ROUND_EVENTS = ("deal", "round_over", "match_over")
 
 

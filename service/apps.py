@@ -19,6 +19,7 @@ import json
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,8 +105,10 @@ def _new_key(app_id: str) -> str:
 class Apps:
     """The apps, on the match state's Redis."""
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, wake: Callable[[str], None] | None = None):
         self.client = client
+        # Called with each player's id once a revocation dropped its tokens (service/feeds.py).
+        self._wake = wake
 
     def create(self, name: str, **quotas: Any) -> tuple[App, str]:
         """A new app and its key (shown once: only its hash is kept)."""
@@ -159,6 +162,8 @@ class Apps:
         for _, player_id in self.client.hscan_iter(directory_key(app_id)):
             pid = player_id.decode() if isinstance(player_id, bytes) else player_id
             self.client.hset(player_key(pid), "tokens", "[]")
+            if self._wake is not None:
+                self._wake(pid)
         return app
 
     def sync_origins(self) -> None:

@@ -17,6 +17,7 @@ from service import errors
 from service.apps import DEFAULT_BOT_MATCHES, DEFAULT_MATCHES, DEFAULT_RATE, App, Apps
 from service.cluster import state_client
 from service.embedded import REDIS_URL_FILE
+from service.feeds import Feeds
 
 
 def state_url(data_dir: str) -> str:
@@ -48,7 +49,9 @@ def _show(app: App, key: str | None, as_json: bool) -> None:
 
 
 def cmd_apps(args: argparse.Namespace) -> int:
-    apps = Apps(state_client(state_url(args.data_dir)))
+    state = state_client(state_url(args.data_dir))
+    # A revocation drops the app's players' tokens and wakes their open feeds, which then end.
+    apps = Apps(state, wake=Feeds(state).wake)
     quotas: dict[str, Any] = {
         name: value
         for name, value in (

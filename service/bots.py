@@ -1,4 +1,5 @@
-"""Bots and clocks, run by the RQ workers (workers/): a bot's decision and a turn clock that ran out.
+"""Bots and clocks, run by the RQ workers (workers/): a bot's decision and a turn clock that ran out
+(what the clock does for the seat: service/clocks.py).
 
 Both go through the same compare-and-set commit as a person's move."""
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from engines import bots as engine_bots
 from engines.rng import new_rng_state
-from service import errors
+from service import clocks, errors
 from service.match import Match
 from service.repository import MatchRepository, Write
 
@@ -155,20 +156,24 @@ class Bots:
         time.sleep(seconds)
 
     def clock_expired(self, match_id: str, turn: int) -> str:
-        """The clock of turn number `turn` ran out: play for that seat unless it already moved on."""
+        """The clock of turn number `turn` ran out: the change `on_timeout` makes for that seat
+        (service/clocks.py), unless it already moved on."""
 
         def change(match: Match) -> Write:
             clock = match.record.get("clock")
-            if not clock or clock["turn"] != turn or match.status() != "active":
+            now = match.step
+            if not clock or clock["turn"] != turn or match.status() != "active" or now is None:
+                raise _Outcome("stale")
+            seat = clock["seat"]
+            if now.to_move != seat:
                 raise _Outcome("stale")
             # RQ's scheduler wakes about once a second; never act before the deadline shown.
             early = clock["deadline"] - time.time()
             if early > 0:
                 time.sleep(early)
-            step = match.apply_timeout(clock["seat"])
-            for e in step.events:
-                e.setdefault("auto", True)
-            return Write(step.events, "played")
+            rng = bot_rng(match.record, match.version, seat)
+            events = clocks.run_out(match, seat, rng, lambda: self.counters.count("bot_fallbacks"))
+            return Write(events, "resigned" if clocks.on_timeout(match) == "resign" else "played")
 
         try:
             return self.repo.update(match_id, None, change)

@@ -291,7 +291,8 @@ def game_components(service_options: dict[str, Option]) -> dict[str, dict[str, A
     out: dict[str, dict[str, Any]] = {}
     for game in GAMES.values():
         base = options_name(game)
-        options = {**game.options, **service_options}
+        # A game's own option of a service option's name (Zhol's turn_seconds) stands for it.
+        options = {**game.options, **{k: o for k, o in service_options.items() if k not in game.options}}
         out[base] = {
             "description": f"The options of a {game.name} match (GET /v1/games lists them)",
             "type": "object",

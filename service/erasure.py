@@ -1,5 +1,6 @@
 """Erasing a player (GDPR art. 17; docs/integrating.md, "Data of players"): its tokens, its
-place on the app's leaderboards, its name in every stored match it sat in, and the player.
+place on the app's leaderboards, its name in every stored match it sat in, its feed
+(service/feeds.py) and the player.
 
 In each match of the player's lists (service/admin.py, `player_match_ids`):
 
@@ -107,15 +108,22 @@ class Erasure:
         player = self.store.players.get(player_id)
         matches = 0
         if player is not None:
-            # Its tokens first: from here on nothing acts as the player.
+            # Its tokens first: from here on nothing acts as the player, and its open feeds end.
             self.client.hset(player_key(player_id), "tokens", "[]")
+            self.store.feeds.wake(player_id)
             ids = player_match_ids(self.client, player_id)
             names = self._names(player, ids)
             matches = sum(self.scrub_match(match_id, player_id, names) for match_id in ids)
         boards = self.store.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
         key = player_key(player_id)
+        # With the player's hash goes its feed (the feed's script writes nothing for a player
+        # whose hash is gone, so a notice handed on later does not bring it back).
         self.client.delete(
-            key, match_list_key(player_id, "live"), match_list_key(player_id, "done"), joined_key(player_id)
+            key,
+            match_list_key(player_id, "live"),
+            match_list_key(player_id, "done"),
+            joined_key(player_id),
+            *self.store.feeds.keys(player_id),
         )
         self._forget(keys=[directory_key(app_id)], args=[external, player_id])
         return {"player": external, "matches": matches, "leaderboards": boards}

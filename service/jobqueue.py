@@ -12,6 +12,8 @@ from typing import Protocol
 
 import redis
 from rq import Queue
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
 
@@ -23,6 +25,14 @@ class Jobs(Protocol):
     ) -> None: ...
 
     def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None: ...
+
+
+# Delete a job still waiting in a scheduled registry, and only such a one: a job already
+# released to the queue or running is left alone (it finds nothing to do). KEYS: the registry,
+# the job's hash; ARGV: the job id.
+DROP_SCHEDULED = """
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then redis.call('DEL', KEYS[2]) end
+"""
 
 
 def make_queue(connection: redis.Redis, name: str) -> Queue:
@@ -81,6 +91,8 @@ class JobQueue:
         self.queue = queue
         self.low = make_queue(queue.connection, low_queue_name(queue.name))
         self.bot_delay = bot_delay
+        self.scheduled_key = ScheduledJobRegistry(queue=queue).key
+        self._drop_scheduled = queue.connection.register_script(DROP_SCHEDULED)
         self.webhooks = make_queue(queue.connection, webhook_queue_name(queue.name))
         self.webhook_retries = make_queue(queue.connection, webhook_retry_queue_name(queue.name))
 
@@ -100,6 +112,12 @@ class JobQueue:
     def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None:
         job_id = clock_job_id(match_id, turn)
         self._enqueue(self.queue, "workers.jobs.clock_expired", (match_id, turn), job_id, seconds)
+        # The turn before ended (a match's clocks are numbered one after another): its job would
+        # only wake at its deadline to find nothing to do. With clocks of up to 14 days
+        # (correspondence play) such jobs would pile up, one for every move made in the last
+        # 14 days (about 650 bytes each); dropped here, a match keeps one.
+        previous = clock_job_id(match_id, turn - 1)
+        self._drop_scheduled(keys=[self.scheduled_key, Job.key_for(previous)], args=[previous])
 
     def enqueue_fan_out(self, match_id: str, version: int, notices: list[dict]) -> None:
         """A commit's notices for the apps' webhooks (workers/webhooks.py): one job a commit."""

@@ -82,7 +82,7 @@ class Match:
         """Deal the first round from the record's seed and deck: the match leaves `waiting`."""
         record = self.record
         record["state"], events = self.game.new_match(
-            engine_options(record["options"]),
+            engine_options(self.game, record["options"]),
             len(record["seats"]),
             record["seed"],
             list(record["deck"]),
@@ -175,38 +175,55 @@ class Match:
         `version` is `low_after` or more."""
         return version >= low_after or self.host_seat() is None
 
-    def restart_clock(self) -> bool:
+    def restart_clock(self, scale: float = 1.0) -> bool:
         """Start a turn clock when a human's turn begins in a clocked match; True when one started.
 
-        A turn keeps its deadline across its steps (Zhol's draw, then discard); the clock
-        restarts only when another seat is to move or a new round begins.
+        A match is clocked when its options have `turn_seconds` (service/clocks.py). A turn
+        keeps its deadline across its steps (Zhol's draw, then discard); the clock restarts
+        when another seat is to move, a new round begins, or the game says the turn ended
+        (a Spades trick's winner leads again: `turn_ended`). `scale`:
+        CARDTABLE_CLOCK_SCALE, which multiplies the seconds (tests and demos).
         """
         record = self.record
         step = self.step
-        if "turn_seconds" not in self.game.options or step is None:
+        seconds = record["options"].get("turn_seconds")
+        if seconds is None or step is None:
             return False
-        humans = [s for s in record["seats"] if s["kind"] == "human"]
         seat = step.to_move if self.status() == "active" else None
-        if len(humans) < 2 or seat is None or self.bot_level(seat) is not None:
+        if seat is None or self.bot_level(seat) is not None or not self._clock_runs():
             record["clock"] = None
             return False
         clock = record.get("clock")
-        if clock and clock["seat"] == seat:
+        if clock and clock["seat"] == seat and not self.turn_ended(step):
             return False
         record["clock"] = {
             "seat": seat,
             "turn": (clock["turn"] if clock else record.get("turns", 0)) + 1,
-            "deadline": round(time.time() + record["options"]["turn_seconds"], 3),
+            "deadline": round(time.time() + seconds * scale, 3),
         }
         record["turns"] = record["clock"]["turn"]
         return True
 
+    def _clock_runs(self) -> bool:
+        """Whether the clock runs on a human's turn: always when it was asked for at creation;
+        Zhol's default clock only with two or more humans, as it always has (docs/api.md,
+        "Turn clocks")."""
+        record = self.record
+        return bool(record.get("clock_asked")) or sum(s["kind"] == "human" for s in record["seats"]) >= 2
+
+    def turn_ended(self, step: Step) -> bool:
+        """Whether `step` ended the turn of the seat that moved though that seat moves next."""
+        # A game whose seat may take two turns in a row names the events that end one
+        # (`turn_ends`: Spades' trick); in the others a turn ends when another seat moves.
+        ends: frozenset[str] = getattr(self.game, "turn_ends", frozenset())
+        return bool(ends) and any(e["type"] in ends for e in step.events)
+
 
 def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
     """A match's options as stored: validated, defaults filled in (quick play compares these)."""
-    # `hints` and `rated` are the service's options (service/options.py); the engine validates
-    # the rest.
-    own, flags = split_options(options)
+    # `hints`, `rated`, `turn_seconds` and `on_timeout` are the service's options
+    # (service/options.py); the engine validates the rest.
+    own, flags = split_options(game, options)
     return {**game.validate_options(own, seats), **flags}
 
 

@@ -21,6 +21,7 @@ from service.cluster import state_client
 from service.config import Config
 from service.following import Following
 from service.jobqueue import JobQueue, Jobs, make_queue
+from service.player_feed import PlayerFeed
 from service.repository import MatchRepository
 from service.seats import Seats
 from service.store import Store, connect
@@ -38,6 +39,7 @@ class MatchService:
         self.quotas = store.quotas(config.IDLE_TTL)
         self.repo = MatchRepository(store, config, queue)
         self.following = Following(self.repo, self.waiters)
+        self.player_feed = PlayerFeed(store.feeds, self.waiters, config)
         self.seats = Seats(self.repo, self.following, self.quotas)
         self.acting = Acting(self.repo, self.following)
         self.bots = Bots(self.repo)
@@ -63,6 +65,8 @@ def build_service(config: Config) -> MatchService:
     store = Store(client, state, config.REPLICA_ACKS, config.REPLICA_WAIT_MS, config.WEBHOOKS_TTL)
     queue = JobQueue(make_queue(client, config.QUEUE), config.BOT_DELAY)
     svc = MatchService(store, config, queue)
+    # Each notice to the own feed of every player it names (GET /v1/me/events, /v1/me/stream).
+    svc.repo.notice_sinks.append(store.feeds.take)
     # The apps' webhooks hear of the notices their endpoints want (service/webhook_notices.py).
     svc.repo.notice_sinks.append(webhook_sink(store, queue))
     return svc

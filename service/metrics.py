@@ -102,7 +102,7 @@ def _histogram(
 def _waiter_lines(svc) -> list[str]:
     waiting = svc.store.open_waiters()
     return [
-        "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match to change.",
+        "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match or a player's feed.",
         "# TYPE cardtable_open_waiters gauge",
         *(f'cardtable_open_waiters{{kind="{kind}"}} {n}' for kind, n in waiting.items()),
     ]

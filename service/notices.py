@@ -98,7 +98,10 @@ def _found(match: Match, events: list[dict[str, Any]]) -> list[tuple[str, dict[s
         elif kind == "rematch":
             found.append(("rematch.offered", {"rematch": e["match"], "by_seat": e["seat"]}, None))
     seat = mover(match)
-    if seat is not None and (seat != match.mover_before or any(e["type"] == "deal" for e in events)):
+    # A new turn: another seat is to move, a round begins, or the game ended the turn of the
+    # seat that moves again (a Spades trick's winner leads: its clock restarts too).
+    ends = {"deal", *getattr(match.game, "turn_ends", ())}
+    if seat is not None and (seat != match.mover_before or any(e["type"] in ends for e in events)):
         clock = match.record.get("clock")
         deadline = clock["deadline"] if clock and clock["seat"] == seat else None
         found.append(("turn.started", {"version": match.next_version, "deadline": deadline}, seat))

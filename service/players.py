@@ -20,7 +20,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,8 +98,10 @@ def holds(stored_tokens: bytes | str | None, token: str) -> bool:
 class Players:
     """The players of every app, on the match state's Redis."""
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, wake: Callable[[str], None] | None = None):
         self.client = client
+        # Called with a player's id once its tokens changed: its waiting feeds re-check theirs.
+        self._wake = wake
 
     def find(self, app_id: str, external: str) -> Player | None:
         player_id = self.client.hget(directory_key(app_id), external)
@@ -133,6 +135,8 @@ class Players:
         """One new token; every other token of the player stops working."""
         token = _new_token(player.id)
         self._save(player, [hash_token(token)])
+        if self._wake is not None:
+            self._wake(player.id)
         return token
 
     def _tokens(self, player_id: str) -> list[str]:

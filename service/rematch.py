@@ -57,4 +57,8 @@ def _again(
             seats_in.append({"kind": "human", "name": s["name"]})
         else:
             seats_in.append({"kind": "open"})
-    return {"game": record["game"], "options": record["options"], "seats": seats_in}, players
+    options = dict(record["options"])
+    if not record.get("clock_asked"):
+        # Zhol's default clock (turn_seconds filled in, not asked for) stays a default one.
+        options.pop("turn_seconds", None)
+    return {"game": record["game"], "options": options, "seats": seats_in}, players

@@ -144,7 +144,7 @@ class MatchRepository:
             events = self._too_long(match, events)
         for seq, e in enumerate(events, before + 1):
             e["seq"] = seq
-        new_clock = match.restart_clock()
+        new_clock = match.restart_clock(self.config.CLOCK_SCALE)
         at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
         job = match.pending_job()
         effects = self._effects(match, new_clock, job, at) if new_clock or job == "bot" else []
@@ -153,7 +153,9 @@ class MatchRepository:
             effects += [settled] if settled is not None else []
         told = notices.derive(match, events, at)
         if told:
-            effects.append({"kind": "notify", "v": match.next_version, "at": at, "notices": told})
+            # Handed on first: a bot's job, handed on before them, could commit its turn and
+            # publish its notices ahead of this commit's in a player's feed.
+            effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
         status = match.status()
         ok = self.store.commit(
             match.id,

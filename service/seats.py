@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import admin, errors, fair_seeds, membership, rated
+from service import admin, clocks, errors, fair_seeds, membership, rated
 from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
@@ -65,7 +65,7 @@ class Seats:
             "deck": deck,
             "status": "waiting",
             "state": None,
-            "clock": None,
+            **clocks.new_match(body.get("options") or {}),
             "created": round(time.time(), 3),  # to the millisecond, as the commit stamps "at"
             "joins": sum(s["kind"] == "human" for s in seats),
             "listed": bool(body.get("listed")),
@@ -117,7 +117,7 @@ class Seats:
     def _check_deck(self, game: Any, options: dict[str, Any], deck: list[str]) -> None:
         if not self.config.ALLOW_STACKED_DECK:
             raise errors.Forbidden("this server does not accept stacked decks")
-        full = game.full_deck(engine_options(options))
+        full = game.full_deck(engine_options(game, options))
         if sorted(deck) != sorted(full):
             raise errors.InvalidRequest(
                 f"deck must be a permutation of the game's {len(full)} cards",
@@ -264,7 +264,7 @@ def _start(match: Match) -> list[dict[str, Any]]:
     if record["deck"] is None:
         # The service shuffles the first deck itself so history can reveal it; later
         # rounds shuffle inside the engine from the same secret seed.
-        deck = match.game.full_deck(engine_options(record["options"]))
+        deck = match.game.full_deck(engine_options(match.game, record["options"]))
         random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
         record["deck"] = deck
     # The deal key salts every deal commitment: drawn from the OS, kept only inside the

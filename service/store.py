@@ -5,9 +5,9 @@ Cluster slot and the Lua scripts may touch all of them. `Store` also builds the 
 keep the rest, each with one job and the Redis client it needs, and nobody else touches a
 client: rate limits (service/rate_limit.py), counters for /metrics (service/counters.py), the
 due index (service/due_index.py), the lobby's index (service/lobby_index.py), the outbox's
-relay side (service/outbox.py), live-match quotas (service/quotas.py), the waiters' hub
-(service/waiters.py), and apps' webhook endpoints and deliveries (service/webhooks.py,
-service/deliveries.py).
+relay side (service/outbox.py), live-match quotas (service/quotas.py), players' feeds
+(service/feeds.py), the waiters' hub (service/waiters.py), and apps' webhook endpoints and
+deliveries (service/webhooks.py, service/deliveries.py).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
 from service.deliveries import Deliveries
 from service.due_index import DUE_KEY, DueIndex
+from service.feeds import Feeds
 from service.leaderboards import Leaderboards
 from service.lobby_index import LobbyIndex
 from service.outbox import OUTBOX_KEY, Outbox, member
@@ -35,7 +36,8 @@ from service.players import Players
 from service.quotas import Quotas
 from service.rate_limit import RateLimiter
 from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
-from service.waiters import ClusterHub, Hub, open_waiters
+from service.waiter_counts import open_waiters
+from service.waiters import ClusterHub, Hub
 from service.webhooks import Webhooks
 
 IN_PROGRESS = "in-progress"
@@ -164,8 +166,10 @@ class Store:
         self.due = DueIndex(client)
         self.lobby = LobbyIndex(client)
         self.outbox = Outbox(self.state, client, _key)
-        self.apps = Apps(self.state)
-        self.players = Players(self.state)
+        self.feeds = Feeds(self.state)
+        # A change of a player's tokens wakes its waiting feeds, which then re-check theirs.
+        self.apps = Apps(self.state, wake=self.feeds.wake)
+        self.players = Players(self.state, wake=self.feeds.wake)
         self.leaderboards = Leaderboards(self.state)
         # An app's webhook endpoints, with each process's copy of the types they want for
         # webhooks_ttl seconds; their deliveries, with the index of pending ones on the queue Redis.

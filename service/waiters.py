@@ -1,9 +1,11 @@
-"""Waiting for a match to change at no thread and no Redis connection per waiter.
+"""Waiting for a match or a player's feed to change at no thread and no Redis connection per waiter.
 
-Long-polls (`/events?wait=`) and SSE streams (`/stream`) wait here (docs/architecture.md,
-"Waiting"). Each process keeps ONE Redis connection in subscribe mode, owned by its `Hub`:
+Long-polls (`/events?wait=`) and SSE streams (`/stream`) of matches and of players' feeds
+(`/v1/me/events`, `/v1/me/stream`) wait here (docs/architecture.md, "Waiting"); to the hub a
+player's channel is just another channel. Each process keeps ONE Redis connection in subscribe
+mode, owned by its `Hub`:
 
-- A waiter registers for its match's channel. The first waiter of a channel subscribes it (and
+- A waiter registers for its match's (or player's) channel. The first waiter of a channel subscribes it (and
   waits for Redis to confirm, so no commit can slip between its read of the events and the
   subscription); the channel stays subscribed while it has waiters and for `LINGER` seconds
   after the last one leaves, since a long-poll re-polls right after each answer.
@@ -12,8 +14,8 @@ Long-polls (`/events?wait=`) and SSE streams (`/stream`) wait here (docs/archite
   ordinary pooled connections and give them back.
 - A waiter whose client hangs up is woken at once: under gevent the client socket is watched
   by the event loop; with threads it is looked at once a second.
-- A housekeeper unsubscribes idle channels and writes the process's waiter counts to Redis
-  once a second (while they change), for `/metrics`.
+- A housekeeper unsubscribes idle channels and writes the process's waiter counts by kind to
+  Redis once a second (while they change), for `/metrics` (service/waiter_counts.py).
 
 Subscribing per channel, with reference counts, over one connection is also what Redis
 Cluster's sharded pub/sub needs: there the commands become SSUBSCRIBE/SUNSUBSCRIBE and the
@@ -34,9 +36,11 @@ from typing import Any
 
 import redis
 
+from service import waiter_counts
+from service.waiter_counts import HEARTBEAT_SECONDS, KINDS, METRICS_KEY, REPORT_SECONDS
+
 log = logging.getLogger("cardtable.waiters")
 
-KINDS = ("long_poll", "sse")
 # A channel stays subscribed this long after its last waiter left: a long-poll answered by an
 # event comes back within milliseconds, and unsubscribing in between costs two round trips.
 LINGER = 5.0
@@ -45,13 +49,6 @@ CONFIRM_SECONDS = 5.0
 # Silence on the subscription after which the reader pings Redis; no answer to the ping
 # within as long again means a dead connection (Redis gone without a reset): reconnect.
 HEALTH_SECONDS = 15.0
-# Waiter counts for /metrics: a hash of "<host>:<pid>" -> "<long_poll> <sse> <unix time>",
-# written each second while they change and every 10 s regardless; entries older than
-# STALE_SECONDS belong to processes that are gone.
-METRICS_KEY = "ct:waiters"
-REPORT_SECONDS = 1.0
-HEARTBEAT_SECONDS = 10.0
-STALE_SECONDS = 30.0
 
 
 def _client_left(sock: Any) -> bool:
@@ -402,8 +399,7 @@ class Hub(_Watching):
                 counts = self.counts()
                 now = time.time()
                 if counts != reported or now - reported_at >= HEARTBEAT_SECONDS:
-                    value = f"{counts['long_poll']} {counts['sse']} {now:.0f}"
-                    self._report.hset(METRICS_KEY, me, value)
+                    self._report.hset(METRICS_KEY, me, waiter_counts.encode(counts, now))
                     reported, reported_at = counts, now
             except (redis.ConnectionError, redis.TimeoutError):
                 pass  # Redis away: the reader reconnects; counts are written once it is back
@@ -482,19 +478,3 @@ class ClusterHub(_Watching):
             for kind, n in hub.counts().items():
                 totals[kind] += n
         return totals
-
-
-def open_waiters(client: redis.Redis) -> dict[str, int]:
-    """Open waiters of every live API process, by kind (stale processes' entries are dropped)."""
-    totals = dict.fromkeys(KINDS, 0)
-    now, stale = time.time(), []
-    for field, value in client.hgetall(METRICS_KEY).items():
-        long_poll, sse, at = value.split()
-        if now - float(at) > STALE_SECONDS:
-            stale.append(field)
-            continue
-        totals["long_poll"] += int(long_poll)
-        totals["sse"] += int(sse)
-    if stale:
-        client.hdel(METRICS_KEY, *stale)
-    return totals

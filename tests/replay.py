@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engines.base import Game
+from engines.base import Game, State
+from engines.errors import EngineError
 from engines.registry import GAMES
 
 # Fields the service adds to an engine's events (numbering, who played it), and a deal's
@@ -31,11 +32,17 @@ def replay(history: dict[str, Any], game: Game | None = None) -> int:
     while events[1 + seating]["type"] in ("join", "leave"):
         seating += 1
     events = [events[0], *events[1 + seating :]]
+    kept = [stored[0], *stored[1 + seating :]]  # as stored, beside `events`: the `auto` marks
     state, dealt = game.new_match(history["options"], len(history["seats"]), history["seed"], history["deck"])
     first = _plain([{"type": "match_created", "game": game.id}, {"type": "match_started"}, *dealt])
     assert events[: len(first)] == first
     done, steps = len(first), seating
     while done < len(events):
+        if events[done]["type"] == "timed_out":
+            # A turn clock that ran out: one change, the seat's moves the server made for it.
+            state, done = replay_timeout(game, state, kept, done)
+            steps += 1
+            continue
         if game.status(state) == "round_over":
             produced = _plain(game.start_next_round(state).events)
         else:
@@ -55,3 +62,28 @@ def replay(history: dict[str, Any], game: Game | None = None) -> int:
     assert game.status(state) == "finished"
     assert steps == history["version"], f"{steps} changes replayed for version {history['version']}"
     return steps
+
+
+def replay_timeout(game: Game, state: State, stored: list[dict[str, Any]], done: int) -> tuple[State, int]:
+    """Replay the change a turn clock made (service/clocks.py) from `state`, its `timed_out`
+    event at `stored[done]`: each run of the events it caused (marked `auto`) must be what one
+    action the seat may take yields (a legal action or `resign`), or the engine's own timeout.
+    Returns the state after it and the index of the first event after it."""
+    seat = stored[done]["seat"]
+    events = _plain(stored)
+    done += 1
+    while done < len(stored) and stored[done].get("auto"):
+        for action in [*game.legal_actions(state, seat), {"type": "resign"}, None]:
+            trial = game.clone(state)
+            try:
+                step = game.apply_timeout(trial, seat) if action is None else game.apply(trial, seat, action)
+            except EngineError:
+                continue
+            produced = _plain(step.events)
+            if produced and produced == events[done : done + len(produced)]:
+                state = trial
+                break
+        else:
+            raise AssertionError(f"no move of seat {seat} yields the timed-out events after seq {done}")
+        done += len(produced)
+    return state, done

@@ -38,6 +38,17 @@ from tests.test_api_games import (  # noqa: F401
     test_bots_of_every_level_play_a_whole_round_with_no_client,
     test_zhol_clock_plays_for_a_slow_player,
 )
+from tests.test_player_feed import (  # noqa: F401
+    test_a_feed_keeps_its_last_entries_for_thirty_days,
+    test_a_long_poll_wakes_on_a_publish_made_while_it_waits,
+    test_a_notice_handed_on_again_is_stored_once,
+    test_a_player_that_is_gone_gets_no_feed,
+    test_a_stream_resumes_after_last_event_id,
+    test_a_waiting_stream_ends_at_once_when_its_token_stops_holding,
+    test_another_players_entries_are_never_served,
+    test_one_feed_tells_a_player_of_each_turn_in_two_matches_to_their_ends,
+    test_publish_numbers_a_players_entries_and_since_answers_those_after_a_seq,
+)
 from tests.test_players import (  # noqa: F401
     svc,
     test_a_player_bound_seat_is_played_with_the_player_token,

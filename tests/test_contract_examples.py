@@ -57,7 +57,7 @@ def validator(schema: dict, doc: dict = DOC):
 
 def test_every_operation_has_a_summary_a_description_and_an_example():
     ops = list(operations())
-    assert len(ops) == 38
+    assert len(ops) == 40
     for path, method, op in ops:
         where = f"{method.upper()} {path}"
         assert op.get("summary"), where
@@ -208,6 +208,18 @@ def test_examples_have_the_fields_of_live_answers(app):
     token = {"Authorization": f"Bearer {waiting['seats'][0]['token']}"}
     left = _json(client.post(f"/v1/matches/{waiting['id']}/leave", headers=token))
     assert shape(left) == shape(examples.LEFT) and left["status"] == "aborted"
+
+    # A player's feed: its match's creation and start, then its turn (the example's first entry).
+    svc = app.extensions["cardtable"]
+    _, key = svc.store.apps.create("examples")
+    player = _json(
+        client.put("/v1/players/user-4711", json={"name": "Ana"}, headers={"Authorization": f"Bearer {key}"})
+    )
+    seats = [{"kind": "human", "player": "user-4711"}, {"kind": "bot", "level": "easy"}]
+    body = {"game": "zhol", "options": {"first_player": 0}, "seats": seats}
+    _json(client.post("/v1/matches", json=body, headers={"Authorization": f"Bearer {key}"}), 201)
+    feed = _json(client.get("/v1/me/events?after=2", headers={"Authorization": f"Bearer {player['token']}"}))
+    assert shape(feed) == shape(examples.MY_EVENTS) and feed["events"][0]["type"] == "turn.started"
 
 
 @pytest.mark.parametrize("status", ["400", "409", "422", "429", "503"])

@@ -25,7 +25,15 @@ from tests.test_docs_guides import blocks, check_output, run_guide, steps
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "integrating.md"
-OPERATIONS = ["putPlayer", "getPlayer", "rotatePlayerToken", "getMe", "listMyMatches"]
+OPERATIONS = [
+    "putPlayer",
+    "getPlayer",
+    "rotatePlayerToken",
+    "getMe",
+    "listMyMatches",
+    "getMyEvents",
+    "streamMyEvents",
+]
 
 
 @pytest.fixture(scope="module")

@@ -169,7 +169,7 @@ def test_seed_is_a_strict_bounded_integer(api, seed):
         ("spades", {"target_score": "500"}),
         ("spades", {"first_dealer": [3]}),
         ("zoliky", {"target_wins": 101}),
-        ("zhol", {"turn_seconds": 3601}),
+        ("zhol", {"turn_seconds": 14 * 24 * 3600 + 1}),
         ("zhol", {"target_wins": 10**6}),
     ],
 )

@@ -9,7 +9,7 @@ import pytest
 
 from engines.cards import is_card
 from tests.api_helpers import Api, auth
-from tests.test_api_games import play_until, round_over
+from tests.test_api_games import human_move, play_until, round_over
 from tests.test_players import new_app, put_player, svc
 
 __all__ = ["svc"]  # the fixture this module borrows
@@ -136,3 +136,31 @@ def _leaves(value):
             yield from _leaves(v)
     else:
         yield value
+
+
+def test_a_spades_trick_winner_who_leads_again_is_told_of_the_new_turn(client, svc, told):
+    key = new_app(svc)
+    names = ["t-ana", "t-bo", "t-cy", "t-di"]
+    tokens = {i: put_player(client, key, p) for i, p in enumerate(names)}
+    seats = [{"kind": "human", "player": p} for p in names]
+    r = client.post(
+        "/v1/matches",
+        json={"game": "spades", "seats": seats, "options": {"turn_seconds": 600}},
+        headers=auth(key),
+    )
+    match_id = r.get_json()["id"]
+    api = Api(client)
+    events = []
+    while not any(e["type"] == "trick" and e["winner"] == e.get("last", e["winner"]) for e in events):
+        view = play_until(api, "spades", match_id, tokens, random.Random(3), lambda v: True)
+        seat = view["turn"]["seat"]
+        before = api.events(match_id, tokens[0])["events"][-1]["seq"]
+        human_move(api, "spades", match_id, tokens[seat], random.Random(3))
+        events = [{**e, "last": seat} for e in api.events(match_id, tokens[0], after=before)["events"]]
+    trick = next(e for e in events if e["type"] == "trick")
+    view = api.view(match_id, tokens[0])
+    told_last = [n for m, n, _ in told if m == match_id][-1]
+    # The winner played the trick's last card and leads the next: a new turn, a new deadline.
+    assert told_last["type"] == "turn.started" and told_last["data"]["seat"] == trick["winner"]
+    assert told_last["data"]["version"] == view["version"]
+    assert told_last["data"]["deadline"] == view["turn"]["deadline"]

@@ -56,24 +56,28 @@ class Served:
     def call(self, method: str, path: str, body=None, token=None):
         return call(f"http://127.0.0.1:{self.port}", method, path, body, token)
 
-    def open_waiter(self, path: str) -> socket.socket:
+    def open_waiter(self, path: str, token: str | None = None) -> socket.socket:
         """Send a GET and leave its answer unread: a long-poll or stream waiting server-side."""
         s = socket.create_connection(("127.0.0.1", self.port), timeout=60)
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        authorization = f"Authorization: Bearer {token}\r\n" if token else ""
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\n{authorization}\r\n".encode())
         return s
 
-    def open_waiters(self) -> dict[str, int]:
+    def open_waiters(self, player: bool = False) -> dict[str, int]:
+        """Open waiters by kind: of matches, or with `player` of players' feeds."""
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=40) as resp:
             text = resp.read().decode()
         found = {}
         for line in text.splitlines():
             if line.startswith("cardtable_open_waiters{"):
-                found[line.split('"')[1]] = int(line.split()[-1])
+                kind = line.split('"')[1]
+                if kind.startswith("player_") == player:
+                    found[kind] = int(line.split()[-1])
         return found
 
-    def until_waiters(self, predicate, timeout: float = 60) -> dict[str, int]:
+    def until_waiters(self, predicate, timeout: float = 60, player: bool = False) -> dict[str, int]:
         deadline = time.monotonic() + timeout
-        while not predicate(counts := self.open_waiters()):
+        while not predicate(counts := self.open_waiters(player)):
             assert time.monotonic() < deadline, f"open waiters stayed at {counts}"
             time.sleep(0.2)
         return counts
@@ -230,6 +234,47 @@ def test_a_lost_subscription_is_renewed_and_still_wakes_its_waiters(served):
         assert status == 200 and [e["type"] for e in body["events"]] == ["bid"]
     finally:
         poll.close()
+
+
+@pytest.mark.parametrize("served", [("--workers", "1")], indirect=True)
+def test_players_feeds_wait_on_the_same_subscription_and_each_wakes_on_its_own(served):
+    """`/v1/me/events` and `/v1/me/stream` are waiters like a match's: on the process's one
+    subscription, counted by kind, each woken by a publish on its own player's feed only."""
+    from service.apps import Apps
+    from service.feeds import Feeds
+
+    _, key = Apps(served.redis).create("feeds")
+    tokens = []
+    for i in range(40):
+        status, body = served.call("PUT", f"/v1/players/p{i}", {"name": f"P{i}"}, key)
+        assert status == 200, body
+        tokens.append(body["token"])
+    match_id, _ = served.spades()
+    match_poll = served.open_waiter(f"/v1/matches/{match_id}/events?after={FAR_AHEAD}&wait=30")
+    polls = [served.open_waiter("/v1/me/events?wait=30", t) for t in tokens[:20]]
+    streams = [served.open_waiter("/v1/me/stream", t) for t in tokens[20:]]
+    try:
+        served.until_waiters(lambda c: c == {"player_long_poll": 20, "player_sse": 20}, player=True)
+        served.until_waiters(lambda c: c["long_poll"] == 1)
+        assert subscribed_connections(served.redis) == 1
+        feeds = Feeds(served.redis)
+        for i, token in enumerate(tokens):
+            n = {
+                "id": f"m{i}-1-match.started",
+                "type": "match.started",
+                "timestamp": "2026-12-05T00:00:00.000Z",
+            }
+            feeds.publish(token[4:20], [{**n, "data": {"match": f"m{i}", "game": "zhol", "players": {}}}])
+        for i, s in enumerate(polls):
+            status, body = read_http_answer(s)
+            assert status == 200 and [e["id"] for e in body["events"]] == [f"m{i}-1-match.started"]
+        for i, s in enumerate(streams, start=20):
+            text = read_sse_until(s, b"event: match.started")
+            assert f'id: 1\nevent: match.started\ndata: {{"seq":1,"id":"m{i}-1-'.encode() in text
+            assert text.count(b"event: match.started") == 1
+    finally:
+        close_all([match_poll, *polls, *streams])
+    served.until_waiters(lambda c: c == {"player_long_poll": 0, "player_sse": 0}, player=True)
 
 
 def test_with_threads_a_waiter_notices_its_client_hang_up():

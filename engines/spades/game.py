@@ -30,7 +30,7 @@ vocabulary of docs/api.md, "Events".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State
@@ -61,6 +61,10 @@ class SpadesGame(Game):
     """Four-seat partnership Spades to `target_score` points."""
 
     bots_module = "engines.spades.bots"
+    # Events after which the seat to move begins a new turn though it moved last (the trick's
+    # winner leads the next): the service's turn clock starts afresh (Match.turn_ended). In
+    # other games a turn ends when another seat is to move.
+    turn_ends: ClassVar[frozenset[str]] = frozenset({"trick"})
 
     def full_deck(self, options: dict[str, Any]) -> list[str]:
         return list(DECK)

@@ -344,12 +344,15 @@ GAME = ZholGame(
             "integer", None, "seat of the first hand's first player (null: seat 0)", minimum=0, maximum=3
         ),
         "target_wins": Option("integer", 5, "crowns (hands won) that win the match", minimum=1, maximum=100),
+        # The service's clock option in every game (service/options.py), which Zhol has always had
+        # on: here its default is 60 and it runs in matches with several humans unless asked.
         "turn_seconds": Option(
             "integer",
             60,
-            "seconds per turn on the clock in matches with several humans",
+            "seconds per turn on the clock (up to 14 days): by default with 2+ humans; "
+            "asked for, on every human's turn",
             minimum=5,
-            maximum=3600,
+            maximum=14 * 24 * 3600,
         ),
     },
 )

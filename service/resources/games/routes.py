@@ -5,7 +5,7 @@ from flask.views import MethodView
 from engines.registry import GAMES
 from service import examples
 from service.extensions import Blueprint, declare_errors
-from service.options import SERVICE_OPTIONS
+from service.options import service_options
 from service.resources.games.schemas import GameListSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The games hosted here")
@@ -24,8 +24,9 @@ class Games(MethodView):
         them (`minimum`, `maximum`, `choices`): what `options` at creation accepts.
         """
         games = [g.describe() for g in GAMES.values()]
-        for g in games:
-            # The service's own options, the same in every game (service/options.py).
-            for name, option in SERVICE_OPTIONS.items():
+        for g, game in zip(games, GAMES.values(), strict=True):
+            # The service's own options, the same in every game but where the game has its own
+            # (Zhol's turn_seconds): service/options.py.
+            for name, option in service_options(game).items():
                 g["options"][name] = option.describe()
         return {"games": games}

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from flask import Response
+import json
+import time
+
+from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
 from engines.registry import GAMES
 from service import codec, errors, examples
-from service.extensions import Blueprint, declare_errors
+from service.extensions import Blueprint, bearer_token, declare_errors
+from service.feeds import feed_channel
 from service.my_matches import my_matches
+from service.player_feed import player_of
 from service.players import Player
 from service.rated import player_ratings
 from service.resources.auth import current_caller
+from service.resources.matches.feed_schemas import EventsQuerySchema, StreamHeadersSchema, StreamQuerySchema
 from service.resources.matches.routes import service
 from service.resources.players.schemas import (
     AppPlayerSchema,
     LeaderboardQuerySchema,
     LeaderboardSchema,
     MeSchema,
+    MyEventsSchema,
     MyMatchesQuerySchema,
     MyMatchesSchema,
     PlayerTokenSchema,
@@ -121,6 +128,90 @@ class MyMatches(MethodView):
         """
         player = current_caller().require_player()
         return my_matches(service().repo, player, query.get("status"), query["limit"], query.get("cursor"))
+
+
+@blp.route("/me/events")
+class MyEvents(MethodView):
+    @blp.arguments(EventsQuerySchema(), location="query")
+    @blp.view_response(200, MyEventsSchema, example=examples.MY_EVENTS)
+    @declare_errors(blp, 401, 422, 429, 503)
+    @blp.doc(operationId="getMyEvents", security=PLAYER_TOKEN)
+    def get(self, query):
+        """The calling player's events of all its matches after `after`; long-polls up to `wait` seconds
+
+        One feed per player (a player token): `match.created`, `match.started`, `turn.started`
+        (its own turns), `match.over`, `seat.timed_out` and `rematch.offered` of every match it
+        sits in, each with its own `seq`. Answers at once when there are entries after `after`,
+        else waits up to `wait` seconds (at most 30). At most `limit` entries; `next_after` when
+        more follow; `last` is the newest entry's seq (ask after it to get only what comes
+        next). 401 when the token stops holding during the wait (rotated, app revoked).
+        """
+        # The feed's read authenticates the token (service/player_feed.py).
+        token = bearer_token()
+        player_id = player_of(token)
+        assert token is not None
+        client = request.environ.get("gunicorn.socket")
+        after, wait, limit = query["after"], query["wait"], query["limit"]
+        events, last, next_after = service().player_feed.events(player_id, token, after, wait, limit, client)
+        body = {"events": events, "last": last, "next_after": next_after}
+        return Response(codec.dumps(body), mimetype="application/json")
+
+
+@blp.route("/me/stream")
+class MyStream(MethodView):
+    @blp.arguments(StreamHeadersSchema(), location="headers")
+    @blp.arguments(StreamQuerySchema(), location="query")
+    @blp.response(200, content_type="text/event-stream", example=examples.MY_STREAM)
+    @declare_errors(blp, 401, 422, 429, 503)
+    @blp.doc(operationId="streamMyEvents", security=PLAYER_TOKEN)
+    def get(self, headers, query):
+        """The calling player's events as Server-Sent Events; resumes after Last-Event-ID
+
+        The entries of `GET /v1/me/events`, each sent with `id` = its seq and `event` = its
+        type; comments keep the connection alive. The stream closes after
+        `CARDTABLE_STREAM_SECONDS` (5 minutes by default), and at once when the token stops
+        holding (rotated, app revoked, player erased: the reconnection then gets 401).
+        """
+        token = bearer_token()
+        player_id = player_of(token)
+        assert token is not None
+        svc = service()
+        feed = svc.player_feed
+        resume = headers.get("last_event_id", query["after"])
+        # Registered before the first read (nothing published after it is missed) and before
+        # the answer starts, so a token that does not hold and an unreachable Redis are still
+        # JSON errors; freed when the server closes the response, however the stream ended.
+        client = request.environ.get("gunicorn.socket")
+        waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
+        try:
+            first = feed.first(player_id, token, resume)
+        except BaseException:
+            svc.waiters.close(waiter)
+            raise
+
+        def generate(after=resume, entries=first):
+            # Ends after a while (proxies drop long responses; EventSource reconnects with
+            # Last-Event-ID by itself), and at once when the token stops holding.
+            end = time.monotonic() + svc.config.STREAM_SECONDS
+            yield "retry: 1000\n\n"
+            while True:
+                for e in entries:
+                    after = e["seq"]
+                    data = json.dumps(e, separators=(",", ":"))
+                    yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
+                if time.monotonic() >= end or waiter.gone:
+                    return
+                entries = feed.stream_entries(
+                    player_id, token, after, min(15.0, end - time.monotonic()), waiter
+                )
+                if entries is None:
+                    return
+                if not entries and not waiter.gone:
+                    yield ": keep-alive\n\n"
+
+        response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+        response.call_on_close(lambda: svc.waiters.close(waiter))
+        return response
 
 
 @blp.route("/leaderboards/<game>")

@@ -123,3 +123,48 @@ class LeaderboardSchema(Schema):
     next_cursor = ma.fields.String(
         required=True, allow_none=True, metadata={"description": "cursor of the next page; null on the last"}
     )
+
+
+NOTICE_TYPES = [
+    "match.created",
+    "match.started",
+    "turn.started",
+    "match.over",
+    "seat.timed_out",
+    "rematch.offered",
+]
+
+
+class FeedEntrySchema(Schema):
+    """One entry of a player's feed: a notice of one of its matches, numbered in the feed."""
+
+    seq = ma.fields.Integer(required=True, metadata={"description": "the entry's number in the feed, from 1"})
+    id = ma.fields.String(
+        required=True,
+        metadata={"description": "the notice's id (its webhook's `webhook-id`): unique per notice"},
+    )
+    type = ma.fields.String(required=True, validate=ma.validate.OneOf(NOTICE_TYPES))
+    timestamp = ma.fields.String(
+        required=True, metadata={"description": "when the match changed, RFC 3339 UTC to the millisecond"}
+    )
+    data = ma.fields.Dict(
+        required=True,
+        metadata={
+            "description": '`match`, `game` and the fields of the type (docs/api.md, "A player\'s events")'
+        },
+    )
+
+
+class MyEventsSchema(Schema):
+    """The player's feed after `after`, oldest first."""
+
+    events = ma.fields.List(ma.fields.Nested(FeedEntrySchema), required=True)
+    last = ma.fields.Integer(
+        required=True,
+        metadata={"description": "the newest entry's seq (0: none yet); ask after it for what comes next"},
+    )
+    next_after = ma.fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "when more entries follow this page: the `after` to ask for next"},
+    )

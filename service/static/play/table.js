@@ -221,11 +221,20 @@ export function statusEl(view) {
   );
 }
 
+// Seconds as a countdown: "0:42", "1:05:00" past an hour, "2d 3h" past a day (a correspondence
+// clock runs up to 14 days: docs/api.md, "Turn clocks").
+function countdown(s) {
+  const pad = (n) => String(n).padStart(2, "0");
+  const [d, h, m] = [Math.floor(s / 86400), Math.floor((s % 86400) / 3600), Math.floor((s % 3600) / 60)];
+  if (d > 0) return `${d}d ${h}h`;
+  return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
+}
+
 // Updates every clock on the page; main.js calls it a few times a second.
 export function tickClocks() {
   for (const el of document.querySelectorAll(".clock[data-deadline]")) {
     const left = Math.max(0, Number(el.dataset.deadline) - Date.now() / 1000);
-    el.textContent = `${Math.floor(left / 60)}:${String(Math.floor(left % 60)).padStart(2, "0")} left`;
+    el.textContent = `${countdown(Math.floor(left))} left`;
     el.classList.toggle("low", left < 10);
   }
 }
