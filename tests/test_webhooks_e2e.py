@@ -79,3 +79,25 @@ def test_every_notice_of_a_players_match_reaches_the_apps_endpoint_signed_and_on
     # The new match tells of itself too; no notice carries a card.
     assert any(b["data"]["match"] == offered["rematch"] and b["type"] == "match.created" for b in bodies)
     assert not cards_in(bodies)
+
+
+def test_a_seat_whose_clock_runs_out_is_told_to_its_app(local, redis_url, worker):
+    client, svc = local.test_client(), local.extensions["cardtable"]
+    key = new_app(svc)
+    for p in ("to-ana", "to-bo"):
+        put_player(client, key, p)
+    with receiver(200) as hook, webhook_worker(redis_url, **LOCAL):
+        r = client.post(
+            "/v1/webhooks", json={"url": hook.url, "events": ["seat.timed_out"]}, headers=auth(key)
+        )
+        endpoint = r.get_json()
+        seats = [{"kind": "human", "player": "to-ana"}, {"kind": "human", "player": "to-bo"}]
+        body = {"game": "zhol", "seats": seats, "options": {"turn_seconds": 5}}
+        match_id = client.post("/v1/matches", json=body, headers=auth(key)).get_json()["id"]
+        # Nobody moves: the clock runs out in the session's bot workers, whose commit tells the app.
+        until(lambda: hook.received, 30, "the timeout's notice")
+        (first, *_) = hook.received
+        notice = Webhook(endpoint["secret"]).verify(first.body, first.headers)
+    assert notice["type"] == "seat.timed_out" and notice["data"]["match"] == match_id
+    assert notice["data"]["on_timeout"] == "auto"
+    assert notice["data"]["player"] == ["to-ana", "to-bo"][notice["data"]["seat"]]
