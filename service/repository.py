@@ -6,10 +6,13 @@ versions"). Seats, acting, bots and clocks, hints and the lobby all change match
 from __future__ import annotations
 
 import hmac
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import redis
 
 from service import errors, notices, outbox, rated
 from service.config import Config
@@ -18,6 +21,8 @@ from service.match import Match, hash_token, valid_id
 from service.players import holds as holds_token
 from service.players import player_key, player_of_token
 from service.store import Store
+
+log = logging.getLogger("cardtable.repository")
 
 # How often a change is re-applied when another writer got in first (no If-Match given).
 RETRIES = 8
@@ -187,7 +192,14 @@ class MatchRepository:
             rated.apply(effect, self.store.state, self.store.leaderboards)
         elif effect["kind"] == "notify":
             for sink in self.notice_sinks:
-                sink(match_id, effect["notices"], relayed)
+                try:
+                    sink(match_id, effect["notices"], relayed)
+                except (redis.ConnectionError, redis.TimeoutError) as e:
+                    # The commit is stored and answered: its notices wait in the outbox for
+                    # the relay, whose own failure is raised so that it tries again.
+                    if relayed:
+                        raise
+                    log.warning("match %s: notices left to the relay (%s)", match_id, e)
         elif self.queue is not None:
             outbox.hand_on(self.queue, match_id, effect, bot_delay)
 

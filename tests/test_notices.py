@@ -164,3 +164,32 @@ def test_a_spades_trick_winner_who_leads_again_is_told_of_the_new_turn(client, s
     assert told_last["type"] == "turn.started" and told_last["data"]["seat"] == trick["winner"]
     assert told_last["data"]["version"] == view["version"]
     assert told_last["data"]["deadline"] == view["turn"]["deadline"]
+
+
+def test_notices_a_sink_could_not_take_are_answered_and_later_relayed(client, svc, told):
+    import time
+
+    import redis
+
+    from workers.relay import relay
+
+    def unreachable(match_id, notices, relayed):
+        if not relayed:
+            raise redis.ConnectionError("the feeds' Redis is away")
+
+    key = new_app(svc)
+    for p in ("u-ana", "u-bo"):
+        put_player(client, key, p)
+    seats = [{"kind": "human", "player": "u-ana"}, {"kind": "human", "player": "u-bo"}]
+    svc.repo.notice_sinks.insert(0, unreachable)
+    try:
+        r = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(key))
+        # The commit is stored and answered though the first sink failed to take its notices.
+        assert r.status_code == 201, r.get_json()
+        match_id = r.get_json()["id"]
+        relay(svc, now=time.time() + 60)
+    finally:
+        svc.repo.notice_sinks.remove(unreachable)
+    handed = [(n["type"], relayed) for m, n, relayed in told if m == match_id]
+    # The sinks after the failing one took them at once; the relay handed them on again.
+    assert ("match.created", False) in handed and ("match.created", True) in handed
