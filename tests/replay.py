@@ -44,7 +44,12 @@ def replay(history: dict[str, Any], game: Game | None = None) -> int:
             state, done = replay_timeout(game, state, kept, done)
             steps += 1
             continue
-        if game.status(state) == "round_over":
+        if events[done]["type"] == "resign":
+            # Taken out of turn too, and never listed: the seat is the event's.
+            produced = _plain(game.apply(state, events[done]["seat"], {"type": "resign"}).events)
+        elif events[done]["type"] == "match_over" and events[done].get("reason") == "ended":
+            produced = _plain(game.end_match(state).events)  # the host ended it (POST .../end)
+        elif game.status(state) == "round_over":
             produced = _plain(game.start_next_round(state).events)
         else:
             seat = game.to_move(state)
