@@ -6,8 +6,8 @@ it posts a random entry of its view's `legal_actions`, all but resign and the te
 the HTTP API (the in-process app on the test Redis, every seat a person the test plays, so no
 worker moves for anyone). It never gets a 4xx, and each match ends: by its own rules, or, since a
 random player rarely finishes a rummy or Spades match (and in Žolíky never can: going out takes
-melds, which are templates), at the end of the step budget the host ends it (Žolíky, Zhol) or the
-seat to move resigns (Spades, Three Thirteen). Its history then replays move by move.
+melds, which are templates), at the end of the step budget the host ends it (Žolíky, Zhol) or
+seat 0 resigns (Spades, Three Thirteen). Its history then replays move by move.
 """
 
 from __future__ import annotations
