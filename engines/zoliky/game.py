@@ -63,7 +63,6 @@ from engines import rng as rng_mod
 from engines.base import Action, Event, Game, Option, State, json_copy
 from engines.cards import JOKER, deck
 from engines.errors import IllegalAction, InvalidOptions, MatchNotActive
-from engines.legal import TEMPLATE
 from engines.zoliky import view
 from engines.zoliky.rules import (
     ACTION_FIELDS,
@@ -212,10 +211,10 @@ class ZolikyGame(Game):
         if phase == "draw":
             out.append({"type": "draw"})
             if may_meld and state["discard"] and (opened or len(hand) >= 3):
-                out.append({"type": "take_discard", "melds": [], "lay_offs": [], TEMPLATE: True})
+                out.append({"type": "take_discard", "melds": [], "lay_offs": [], "template": True})
             if may_meld and state["closing_card"] is not None and (opened or len(hand) >= 3):
                 out.append(
-                    {"type": "take_closing", "melds": [], "lay_offs": [], "discard": "", TEMPLATE: True}
+                    {"type": "take_closing", "melds": [], "lay_offs": [], "discard": "", "template": True}
                 )
             return out
         # Only an unopened hand could be refused a discard (closing needs the opening).
@@ -227,11 +226,11 @@ class ZolikyGame(Game):
         )
         if phase == "play" and may_meld:
             if len(hand) >= 4:
-                out.append({"type": "meld", "melds": [], "lay_offs": [], TEMPLATE: True})
+                out.append({"type": "meld", "melds": [], "lay_offs": [], "template": True})
             if opened and state["melds"] and len(hand) >= 2:
-                out.append({"type": "lay_off", "meld": "", "cards": [], TEMPLATE: True})
+                out.append({"type": "lay_off", "meld": "", "cards": [], "template": True})
             if opened and any(JOKER in m["cards"] for m in state["melds"]) and any(c != JOKER for c in hand):
-                out.append({"type": "swap_joker", "meld": "", "card": "", TEMPLATE: True})
+                out.append({"type": "swap_joker", "meld": "", "card": "", "template": True})
         return out
 
     # --- actions -----------------------------------------------------------------------
