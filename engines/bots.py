@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engines.errors import IllegalAction
+from engines.legal import complete
 
 if TYPE_CHECKING:
     from engines.base import Action, Game
@@ -61,7 +62,8 @@ def _load(game: Game) -> None:
 
 
 def play_random(view: Mapping[str, Any], level: str, rng: random.Random) -> Action:
-    return dict(rng.choice(view["legal_actions"]))
+    # A template (Žolíky's meld to fill in) is no action by itself.
+    return dict(rng.choice(complete(view["legal_actions"])))
 
 
 def find(game: Game, level: str) -> Bot:

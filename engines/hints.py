@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines import bots
-from engines.base import Action
+from engines.legal import is_template
 from engines.registry import GAMES
 
 
@@ -33,15 +33,11 @@ def hint(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     legal = [a for a in view["legal_actions"] if a.get("type") != "resign"]
     if not legal:
         return {"action": None, "reason": "there is nothing to do now"}
-    if len(legal) == 1 and _complete(legal[0]):
+    # A lone template (Žolíky's meld to fill in) is no hint by itself: the game's hint fills it.
+    if len(legal) == 1 and not is_template(legal[0]):
         return {"action": dict(legal[0]), "reason": "the only legal move"}
     game = GAMES.get(game_id)
     if game is None:
         raise ValueError(f"no hints for game {game_id!r}")
     action, reason = bots.hint_decision(game, {**view, "legal_actions": legal}, view_rng(view))
     return {"action": action, "reason": reason}
-
-
-def _complete(action: Action) -> bool:
-    # Žolíky lists meld-type actions as templates with fields to fill: not a hint by themselves.
-    return not any(value in ("", None, []) for value in action.values())

@@ -10,6 +10,7 @@ from typing import Any
 
 import redis
 
+from engines.legal import without_mark
 from service import codec, errors
 from service.following import Following
 from service.match import Match, body_hash
@@ -35,6 +36,10 @@ class Acting:
         if_match: int | None = None,
         idempotency_key: str | None = None,
     ) -> dict[str, Any]:
+        # A filled-in template sent back with its `template` mark is the same move without it
+        # (engines/legal.py): dropped before the engine, which takes no such field, and before
+        # the Idempotency-Key's body hash, so a retry with or without the mark gets one answer.
+        action = without_mark(action)
         match = self.repo.load(match_id, token=token)
         seat = self.repo.authenticate(match, token)
         assert seat is not None  # a token is required here: authenticate raised otherwise

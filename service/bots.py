@@ -14,6 +14,7 @@ import traceback
 from typing import Any
 
 from engines import bots as engine_bots
+from engines.legal import complete
 from engines.rng import new_rng_state
 from service import clocks, errors
 from service.match import Match
@@ -119,9 +120,9 @@ class Bots:
             thought = time.perf_counter() - thinking
             step = match.apply(seat, action)
         except Exception as exc:
-            # A bot bug must not stall the match: log it, count it and play a random legal
-            # action instead. The log has the bot's stack but not the error's text, which may
-            # name its cards.
+            # A bot bug must not stall the match: log it, count it and play a random complete
+            # legal action instead (no template). The log has the bot's stack but not the
+            # error's text, which may name its cards.
             log.error(
                 "%s bot at level %s raised %s in match %s at version %d; it plays a random legal "
                 "action instead\n%s",
@@ -134,7 +135,7 @@ class Bots:
             if match is None or match.version != version:
                 return "stale"
             record = match.record
-            step = match.apply(seat, rng.choice(view["legal_actions"]))
+            step = match.apply(seat, rng.choice(complete(view["legal_actions"])))
             thought = None
         for e in step.events:
             e.setdefault("bot", True)

@@ -27,6 +27,7 @@ from typing import Any
 from engines import bots as engine_bots
 from engines.base import Game, Step
 from engines.errors import EngineError
+from engines.legal import complete
 from service.match import Match
 
 log = logging.getLogger("cardtable.matches")
@@ -92,9 +93,10 @@ def _play_turn(match: Match, seat: int, rng: random.Random, fallback: Fallback) 
 
 def _apply_decision(match: Match, seat: int, view: Any, rng: random.Random, fallback: Fallback) -> Step:
     """The bot's decision applied. A bot that raises, or decides what the engine refuses (a
-    refusal leaves the state as it was), is logged and counted, and a random legal action is
-    played instead, so a bot bug never stalls a match. An engine that fails otherwise fails
-    the job: nothing is committed, and the sweeper tries again."""
+    refusal leaves the state as it was), is logged and counted, and a random complete legal
+    action (engines/legal.py: no template) is played instead, so a bot bug never stalls a
+    match. An engine that fails otherwise fails the job: nothing is committed, and the sweeper
+    tries again."""
     try:
         action = engine_bots.decide(match.game, view, AUTO_LEVEL, rng)
     except Exception as exc:  # the bot's own code: the engine has seen nothing yet
@@ -105,7 +107,7 @@ def _apply_decision(match: Match, seat: int, view: Any, rng: random.Random, fall
         except EngineError as exc:
             _log_fallback(match, seat, exc)
     fallback()
-    return match.apply(seat, rng.choice(view["legal_actions"]))
+    return match.apply(seat, rng.choice(complete(view["legal_actions"])))
 
 
 def _log_fallback(match: Match, seat: int, exc: Exception) -> None:

@@ -14,13 +14,15 @@ def auth(token: str | None) -> dict[str, str]:
 
 def playable(view: dict) -> list[dict]:
     """The view's legal actions a player picking at random should choose from: all but resign,
-    which the view lists for every seat still playing."""
-    return [a for a in view["legal_actions"] if a["type"] != "resign"]
+    which the view lists for every seat still playing, and but the templates (Žolíky's melds,
+    marked `"template": true`), which must be filled in first."""
+    return [a for a in view["legal_actions"] if a["type"] != "resign" and a.get("template") is not True]
 
 
 def bot_input(view: dict) -> dict:
-    """An HTTP view as an engine's bot reads it: the engine's view has no resign entry."""
-    return {**view, "legal_actions": playable(view)}
+    """An HTTP view as an engine's bot reads it: the engine's view has no resign entry (its
+    templates stay: a bot reads from them which meld-type actions it may take)."""
+    return {**view, "legal_actions": [a for a in view["legal_actions"] if a["type"] != "resign"]}
 
 
 class Api:

@@ -7,6 +7,7 @@ from typing import Any
 
 from engines.base import Game, State
 from engines.errors import EngineError
+from engines.legal import complete
 from engines.registry import GAMES
 
 # Fields the service adds to an engine's events (numbering, who played it), and a deal's
@@ -43,12 +44,21 @@ def replay(history: dict[str, Any], game: Game | None = None) -> int:
             state, done = replay_timeout(game, state, kept, done)
             steps += 1
             continue
-        if game.status(state) == "round_over":
+        if events[done]["type"] == "resign":
+            # Taken out of turn too, and never listed: the seat is the event's.
+            produced = _plain(game.apply(state, events[done]["seat"], {"type": "resign"}).events)
+        elif events[done]["type"] == "match_over" and events[done].get("reason") == "ended":
+            produced = _plain(game.end_match(state).events)  # the host ended it (POST .../end)
+        elif game.status(state) == "round_over":
             produced = _plain(game.start_next_round(state).events)
         else:
             seat = game.to_move(state)
             assert seat is not None, f"nothing to play, yet events remain after seq {done}"
-            for action in game.legal_actions(state, seat):
+            # The complete entries only: a template (Žolíky's meld, filled in by the player) is
+            # no action by itself, and the events do not say how one was filled in (a meld with
+            # lay-offs, or a meld then lay_off actions, yield the same events), so a Žolíky
+            # history with melds is not replayed.
+            for action in complete(game.legal_actions(state, seat)):
                 trial = game.clone(state)
                 produced = _plain(game.apply(trial, seat, action).events)
                 if produced == events[done : done + len(produced)]:
@@ -73,7 +83,8 @@ def replay_timeout(game: Game, state: State, stored: list[dict[str, Any]], done:
     events = _plain(stored)
     done += 1
     while done < len(stored) and stored[done].get("auto"):
-        for action in [*game.legal_actions(state, seat), {"type": "resign"}, None]:
+        # Templates are left out: as listed, the engine refuses them (engines/legal.py).
+        for action in [*complete(game.legal_actions(state, seat)), {"type": "resign"}, None]:
             trial = game.clone(state)
             try:
                 step = game.apply_timeout(trial, seat) if action is None else game.apply(trial, seat, action)

@@ -24,6 +24,7 @@ import pytest
 from engines import bots
 from engines.base import Game, redact_event
 from engines.errors import EngineError
+from engines.legal import TEMPLATE, complete, is_template
 from engines.registry import GAMES
 from tests.games.highcard import GAME as HIGHCARD
 from tests.replay import replay
@@ -79,7 +80,8 @@ def check_declared_actions(game: Game, state, seat: int, listed: list[dict], rng
     field, and a type it does not declare."""
     assert "resign" in game.actions, game.id
     for action in listed:
-        assert set(action) - {"type"} <= set(game.actions[action["type"]]), (game.id, action)
+        # `template` marks an entry to fill in (engines/legal.py), in any game: no action's field.
+        assert set(action) - {"type", TEMPLATE} <= set(game.actions[action["type"]]), (game.id, action)
     for extra in (
         {**rng.choice(listed), "colour": "blue"},
         {"type": "resign", "colour": "blue"},
@@ -111,13 +113,17 @@ def playout(game: Game, seed: int, seats: int) -> int:
             continue
         check_views(game, state, deck)
         seat = game.to_move(state)
-        # Templates (a Žolíky meld with "melds": [] to fill in) are listed but not sendable.
+        # Templates (a Žolíky meld with "melds": [] to fill in) are listed, marked, and refused
+        # as they are; every other entry is accepted as it is.
         listed = game.legal_actions(state, seat)
-        legal = [a for a in listed if all(v not in ("", []) for v in a.values())]
+        legal = complete(listed)
         assert legal, (game.id, "the seat to move has nothing to do")
         check_declared_actions(game, state, seat, listed, rng)
         for action in rng.sample(legal, min(3, len(legal))):
             game.apply(game.clone(state), seat, action)  # listed, so accepted
+        for template in filter(is_template, listed):
+            with pytest.raises(EngineError):
+                game.apply(game.clone(state), seat, {k: v for k, v in template.items() if k != TEMPLATE})
         other = (seat + 1) % seats
         before = json.dumps(state, sort_keys=True)
         with pytest.raises(EngineError):

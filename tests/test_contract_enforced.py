@@ -217,7 +217,9 @@ def test_the_action_schema_takes_the_types_and_fields_the_engines_declare(served
     action = served["components"]["schemas"]["Action"]
     assert action["additionalProperties"] is False
     declared = {f for g in GAMES.values() for fields in g.actions.values() for f in fields}
-    assert set(action["properties"]) == {"type"} | declared
+    # Besides the games' fields, `template`: the mark of a legal action to fill in, in any game.
+    assert set(action["properties"]) == {"type", "template"} | declared
+    assert action["properties"]["template"]["type"] == "boolean"
     types = {t for g in GAMES.values() for t in g.actions}
     assert all(admits(served, "Action", {"type": t}) for t in types)
     assert not any(admits(served, "Action", {"type": t + "s"}) for t in types)
@@ -235,6 +237,8 @@ def test_the_action_schema_takes_the_types_and_fields_the_engines_declare(served
         {"type": "bid", "tricks": 14},
         {"type": "meld", "melds": [[[[["QH"]]]]]},  # nested 5 levels deep
         {"type": "meld", "lay_offs": {"a": {"b": {"c": {"d": {"e": 1}}}}}},
+        {"type": "play", "card": "QH", "template": "yes"},  # the mark is a boolean
+        {"type": "play", "card": "QH", "template": 1},
     ],
 )
 def test_an_action_the_server_refuses_is_outside_the_contract(api, served, action):

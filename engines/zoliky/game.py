@@ -47,7 +47,8 @@ Decisions the rules leave open (each also written in place in docs/rules/zoliky.
 - legal_actions: complete draw/discard lists; one template per meld-type action when the
   rules allow that type now (turn 7+, phase, opening, a table meld to lay off on, a table
   joker to swap) and the hand has enough cards for it; a template is no promise that a
-  fitting meld exists.
+  fitting meld exists. Each template carries `"template": True` (engines/legal.py): its
+  empty fields are the player's to fill in, so it cannot be applied as it is.
 - Hands in views are sorted by suit (S H D C), then rank A…K, jokers last.
 - Each player's view entry also shows the round's public discard history (for the bots, who
   are stateless): `discards`, that player's cards in the discard pile (bottom first), and
@@ -210,9 +211,11 @@ class ZolikyGame(Game):
         if phase == "draw":
             out.append({"type": "draw"})
             if may_meld and state["discard"] and (opened or len(hand) >= 3):
-                out.append({"type": "take_discard", "melds": [], "lay_offs": []})
+                out.append({"type": "take_discard", "melds": [], "lay_offs": [], "template": True})
             if may_meld and state["closing_card"] is not None and (opened or len(hand) >= 3):
-                out.append({"type": "take_closing", "melds": [], "lay_offs": [], "discard": ""})
+                out.append(
+                    {"type": "take_closing", "melds": [], "lay_offs": [], "discard": "", "template": True}
+                )
             return out
         # Only an unopened hand could be refused a discard (closing needs the opening).
         check = not opened and sum(c != JOKER for c in hand) < 2
@@ -223,11 +226,11 @@ class ZolikyGame(Game):
         )
         if phase == "play" and may_meld:
             if len(hand) >= 4:
-                out.append({"type": "meld", "melds": [], "lay_offs": []})
+                out.append({"type": "meld", "melds": [], "lay_offs": [], "template": True})
             if opened and state["melds"] and len(hand) >= 2:
-                out.append({"type": "lay_off", "meld": "", "cards": []})
+                out.append({"type": "lay_off", "meld": "", "cards": [], "template": True})
             if opened and any(JOKER in m["cards"] for m in state["melds"]) and any(c != JOKER for c in hand):
-                out.append({"type": "swap_joker", "meld": "", "card": ""})
+                out.append({"type": "swap_joker", "meld": "", "card": "", "template": True})
         return out
 
     # --- actions -----------------------------------------------------------------------

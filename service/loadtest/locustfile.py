@@ -51,10 +51,10 @@ GAMES = [g for g in os.environ.get("CARDTABLE_LOAD_GAMES", ",".join(OPTIONS)).sp
 
 
 def complete(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The legal actions that can be sent as they are. Some games list templates to fill in
-    (a Žolíky meld with `"melds": []`); a random player leaves those alone."""
-    ready = [a for a in actions if all(v != [] and v != "" for v in a.values())]
-    return ready or actions
+    """The legal actions that can be sent as they are: all but those marked `"template": true`
+    (Žolíky's meld templates, whose cards are the player's to choose; docs/api.md, "Views"),
+    which a random player leaves alone."""
+    return [a for a in actions if a.get("template") is not True]
 
 
 # Seconds each match took, by "<game> vs <bots|people>[ (how it ended)]". Kept out of locust's

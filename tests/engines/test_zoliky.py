@@ -305,7 +305,7 @@ def test_turn_7_is_the_cutters_fourth_turn_and_opens_melding():
     draw(state, 0)
     types = [a["type"] for a in GAME.legal_actions(state, 0)]
     assert types[-1] == "meld" and set(types[:-1]) == {"discard"}
-    assert {"type": "meld", "melds": [], "lay_offs": []} in GAME.legal_actions(state, 0)
+    assert {"type": "meld", "melds": [], "lay_offs": [], "template": True} in GAME.legal_actions(state, 0)
     act(state, 0, {"type": "meld", "melds": [["JH", "9H", "TH"], ["KC", "KS", "KD"]]})
     assert state["opened"] == [True, False]
 
@@ -458,7 +458,7 @@ def test_lay_offs_after_ones_own_opening_on_both_players_melds():
     message = refused(state, 0, {"type": "lay_off", "meld": "m1", "cards": ["QH"]})
     assert message == "you may lay off only after your own first meld"
     act(state, 0, {"type": "meld", "melds": [["9H", "TH", "JH"], ["KS", "KD", "KC"]]})
-    assert {"type": "lay_off", "meld": "", "cards": []} in GAME.legal_actions(state, 0)
+    assert {"type": "lay_off", "meld": "", "cards": [], "template": True} in GAME.legal_actions(state, 0)
     # A joker may stand only inside a run, also after laying off.
     message = refused(state, 0, {"type": "lay_off", "meld": "m1", "cards": [JOKER]})
     assert message == "JK cannot be laid off on m1 (9H TH JH): the run would not stay valid"
@@ -550,7 +550,7 @@ def test_joker_swap_run_needs_the_exact_card_set_a_missing_suit_and_the_joker_go
     message = refused(state, 1, {"type": "swap_joker", "meld": "m1", "card": "9H"})
     assert message == "you may swap a joker only after your own first meld"
     act(state, 1, {"type": "meld", "melds": [["3C", "4C", "5C", "6C"], ["QS", "QH", "QD"]]})
-    assert {"type": "swap_joker", "meld": "", "card": ""} in GAME.legal_actions(state, 1)
+    assert {"type": "swap_joker", "meld": "", "card": "", "template": True} in GAME.legal_actions(state, 1)
     message = refused(state, 1, {"type": "swap_joker", "meld": "m1", "card": "8S"})
     assert message == "the joker in m1 stands for 9H; only that card can replace it"
     assert "has no joker" in refused(state, 1, {"type": "swap_joker", "meld": "m2", "card": "5D"})
@@ -923,8 +923,8 @@ def test_legal_actions_are_complete_discards_and_templates():
     to_turn_7(state)
     assert GAME.legal_actions(state, 0) == [
         {"type": "draw"},
-        {"type": "take_discard", "melds": [], "lay_offs": []},
-        {"type": "take_closing", "melds": [], "lay_offs": [], "discard": ""},
+        {"type": "take_discard", "melds": [], "lay_offs": [], "template": True},
+        {"type": "take_closing", "melds": [], "lay_offs": [], "discard": "", "template": True},
     ]
 
 

@@ -25,6 +25,7 @@ from engines.base import Action
 from engines.bots import register, register_hint
 from engines.cards import JOKER, RANKS
 from engines.errors import IllegalAction
+from engines.legal import complete
 from engines.meld_solver import Split, best_split
 from engines.melds import Meld
 from engines.zoliky.bots.close import find_close
@@ -103,8 +104,9 @@ def _can_go_out(know: Knowledge) -> bool:
 def random_action(view: dict[str, Any], rng: random.Random) -> Action:
     """A random complete legal action: draws and discards as listed, plus what the novice finds."""
     legal = view["legal_actions"]
-    options: list[Action] = [dict(a) for a in legal if a["type"] in ("draw", "discard")]
-    if any(a["type"] not in ("draw", "discard") for a in legal):
+    # The complete entries are the draws and discards; the meld-type ones are templates.
+    options: list[Action] = [dict(a) for a in complete(legal)]
+    if len(options) < len(legal):
         found = choose(view, rng)
         if found["type"] not in ("draw", "discard"):
             options.append(found)

@@ -215,10 +215,12 @@ class Actions(MethodView):
     def post(self, headers, action, match_id):
         """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view
 
-        Any entry of your view's `legal_actions` can be sent as it is. `If-Match` (the version
-        you saw) makes a stale move a 412 instead of a surprise; `Idempotency-Key` makes a
-        retry return the first answer. 409 `not_your_turn` or `match_not_active`, 422
-        `illegal_action` when the rules forbid it (the message names the rule).
+        Any entry of your view's `legal_actions` can be sent as it is, but one marked
+        `"template": true` (Žolíky's melds: fill in the cards first); a `template` mark on a
+        sent action is ignored. `If-Match` (the version you saw) makes a stale move a 412
+        instead of a surprise; `Idempotency-Key` makes a retry return the first answer. 409
+        `not_your_turn` or `match_not_active`, 422 `illegal_action` when the rules forbid it
+        (the message names the rule).
         """
         view = service().act(
             match_id,

@@ -418,6 +418,16 @@ class ActionSchema(Schema):
     meld = action_field('žolíky: meld id ("m2") or index of a new meld')
     cards = action_field("žolíky: cards to lay off")
     discard = action_field("žolíky take_closing: the closing discard")
+    # A mark of legal_actions' entries, not a game's field (engines/legal.py): named here, so the
+    # contract's Action admits it in every game, as the service takes it from any posted action.
+    template = StrictBoolean(
+        metadata={
+            "description": "true on an entry of legal_actions that must be filled in before it is"
+            " posted (Žolíky's meld templates: their empty fields are the player's choice); absent"
+            " on every other entry, which can be posted as it is. On a posted action the mark is"
+            ' ignored (docs/api.md, "Views")'
+        }
+    )
 
     @classmethod
     def json_schema_extra(cls) -> dict:

@@ -24,8 +24,9 @@ const state = {
   handOver: null, // the invitation code of a hand-over link, once asked for
 };
 
-// An action template of legal_actions (Žolíky's meld, lay_off…) has empty fields to fill in.
-const isTemplate = (a) => Object.values(a).some((v) => v === "" || (Array.isArray(v) && v.length === 0));
+// An entry of legal_actions marked as a template (Žolíky's meld, lay_off…) has fields to fill in:
+// the compose bar builds those actions from the player's selection (docs/api.md, "Views").
+const isTemplate = (a) => a.template === true;
 
 function describeAction(v, a) {
   switch (a.type) {
