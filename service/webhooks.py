@@ -29,15 +29,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from service import errors
+from service.notices import TYPES
 
-EVENT_TYPES = (
-    "match.created",
-    "match.started",
-    "turn.started",
-    "match.over",
-    "seat.timed_out",
-    "rematch.offered",
-)
+# The notice types an endpoint may ask for: every notice a match makes (service/notices.py).
+EVENT_TYPES = TYPES
+
 MAX_ENDPOINTS = 20
 ID = re.compile(r"wh_[0-9a-f]{16}")
 SECRET_PREFIX = "whsec_"

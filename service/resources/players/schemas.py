@@ -5,6 +5,7 @@ import json
 import marshmallow as ma
 
 from service.extensions import Schema
+from service.notices import TYPES
 from service.players import MAX_METADATA
 from service.resources.matches.schemas import name_field
 
@@ -125,14 +126,7 @@ class LeaderboardSchema(Schema):
     )
 
 
-NOTICE_TYPES = [
-    "match.created",
-    "match.started",
-    "turn.started",
-    "match.over",
-    "seat.timed_out",
-    "rematch.offered",
-]
+NOTICE_TYPES = list(TYPES)
 
 
 class FeedEntrySchema(Schema):
