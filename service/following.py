@@ -145,11 +145,18 @@ class Following:
         next_after = served[-1]["seq"] if more and not holder.lost else None
         return served, version if now is None else now, next_after
 
-    def stream_events(self, match_id: str, holder: Holder, after: int, wait: float, waiter: Waiter) -> list:
+    def stream_events(
+        self, match_id: str, holder: Holder, after: int, wait: float, waiter: Waiter, catch_up: bool = True
+    ) -> list:
         """For a stream, which keeps `waiter` registered all its life: the next events after
         `after` (waiting up to `wait` seconds), one read a wake-up. Once `holder.lost` the
-        stream must end: its token holds no seat any more."""
-        raw, _ = self.store.events_since(match_id, after)
+        stream must end: its token holds no seat any more.
+
+        `catch_up`: read before waiting. A stream's first call must; later ones need not,
+        since its waiter stays registered between them and is woken by every notification
+        (and by the hub's reconnection, which may have lost some): a stream that only sends
+        its keep-alive makes no read, where 10,000 idle streams cost 667 reads a second."""
+        raw = self.store.events_since(match_id, after)[0] if catch_up else []
         if not raw:
             raw, _ = self._wait_events(match_id, after, wait, waiter)
         return self._served(match_id, holder, raw)

@@ -378,8 +378,11 @@ class Stream(MethodView):
             # holding its seat (the reconnection then gets 401).
             end = time.monotonic() + svc.config.STREAM_SECONDS
             yield "retry: 1000\n\n"
+            catch_up = True
             while time.monotonic() < end and not waiter.gone and not holder.lost:
-                events = svc.stream_events(match_id, holder, after, min(15.0, end - time.monotonic()), waiter)
+                left = min(15.0, end - time.monotonic())
+                events = svc.stream_events(match_id, holder, after, left, waiter, catch_up)
+                catch_up = False
                 if not events and not waiter.gone:
                     yield ": keep-alive\n\n"
                 for e in events:
