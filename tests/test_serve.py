@@ -1,4 +1,4 @@
-"""`cardtable serve` as the README runs it: embedded Redis, one RQ worker, gunicorn, over real HTTP."""
+"""`cardtable serve` as the README runs it: embedded Redis, the RQ workers, gunicorn, over real HTTP."""
 
 from __future__ import annotations
 
