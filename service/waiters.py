@@ -390,7 +390,9 @@ class Hub(_Watching):
 
     # --- housekeeping ---------------------------------------------------------------
     def _housekeep_forever(self) -> None:
-        me = f"{socket.gethostname()}:{os.getpid()}{self._label}"
+        # One field per hub, not per process: a process may hold several (the tests' apps do),
+        # and each hub's counts would overwrite the others'.
+        me = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}{self._label}"
         reported, reported_at = None, 0.0
         while True:
             time.sleep(REPORT_SECONDS)
