@@ -8,7 +8,8 @@ COPY pyproject.toml README.md ./
 COPY engines ./engines
 COPY service ./service
 COPY workers ./workers
-RUN pip install --no-cache-dir . && useradd --create-home --uid 10001 cardtable
+# The otel extra: traces once OTEL_EXPORTER_OTLP_ENDPOINT is set (docker-compose.yml).
+RUN pip install --no-cache-dir '.[otel]' && useradd --create-home --uid 10001 cardtable
 USER cardtable
 EXPOSE 8000
 # REDIS_URL must point at Redis; `cardtable serve` then runs gunicorn only.

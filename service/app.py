@@ -16,7 +16,7 @@ from flask.globals import request_ctx
 from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
-from service import cors, errors, pages
+from service import cors, errors, logs, pages, tracing
 from service.apps import KEY_PREFIX
 from service.config import Config
 from service.errors import ApiError
@@ -27,6 +27,10 @@ from service.rate_limit import RateCheck, RateLimited
 from service.resources.auth import current_caller
 
 log = logging.getLogger("cardtable.app")
+
+# Where a request keeps its log context's token and its start (its WSGI environ, its own).
+_LOG_TOKEN = "cardtable.log_token"
+_STARTED = "cardtable.started"
 
 API_TITLE = "cardtable"
 API_VERSION = "1.0.0"
@@ -118,7 +122,8 @@ class CardtableFlask(Flask):
 
 def create_app(config: Config | None = None) -> Flask:
     config = config or Config.from_env()
-    logging.basicConfig(level=config.LOG_LEVEL)
+    logs.configure(config.LOG_LEVEL, config.LOG_FORMAT)
+    tracing.setup_from_env("cardtable-api")
     app = CardtableFlask("cardtable")
     app.config.update(
         MAX_CONTENT_LENGTH=config.MAX_BODY,
@@ -163,6 +168,7 @@ def create_app(config: Config | None = None) -> Flask:
     _install_error_handlers(app)
     _install_hooks(app, svc, config)
     pages.install(app, API_TITLE, SWAGGER_UI_ASSETS)
+    tracing.instrument_app(app)
     return app
 
 
@@ -195,6 +201,7 @@ def _install_hooks(app: Flask, svc: MatchService, config: Config) -> None:
     """The request hooks. Before-request hooks run in this order (the rate count first, so a
     call refused for want of an app is counted too); after-request hooks run last registered
     first, so CORS sees the Vary that _cache_headers set."""
+    _install_request_ids(app)
     _install_rate_limit(app, svc, config)
     _install_require_app(app, config)
     cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
@@ -279,6 +286,42 @@ def _install_error_handlers(app: Flask) -> None:
 
     for unreachable in STORE_UNREACHABLE:
         app.register_error_handler(unreachable, _store_unreachable)
+
+
+def _install_request_ids(app: Flask) -> None:
+    """Every request has an id: the caller's (a proxy's) `X-Request-Id`, or one made here. It
+    is on every line logged while the request runs, in the jobs it enqueues (a bot's turn logs
+    it too: service/logs.py) and in the response's `X-Request-Id`. At DEBUG, one line per
+    request: method, path (never the query: no token or code is logged), status, time."""
+
+    @app.before_request
+    def _bind_request():
+        environ = request.environ
+        view_args = request.view_args or {}
+        environ[_LOG_TOKEN] = logs.bind(
+            request_id=logs.request_id(request.headers.get("X-Request-Id")),
+            match_id=view_args.get("match_id"),
+        )
+        environ[_STARTED] = time.perf_counter()
+
+    @app.after_request
+    def _tell_request_id(resp: Response) -> Response:
+        rid = logs.current("request_id")
+        if rid is not None:
+            resp.headers["X-Request-Id"] = rid
+        if log.isEnabledFor(logging.DEBUG):
+            took = (time.perf_counter() - request.environ.get(_STARTED, time.perf_counter())) * 1000
+            log.debug("%s %s %d %.1f ms", request.method, request.path, resp.status_code, took)
+        return resp
+
+    @app.teardown_request
+    def _unbind_request(exc):
+        token = request.environ.pop(_LOG_TOKEN, None)
+        if token is not None:
+            try:
+                logs.reset(token)
+            except ValueError:  # a stream's end, in another context: that one ends with it
+                pass
 
 
 def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from service import logs
 from service.apps_cli import add_apps
 from service.config import Config
 from service.embedded import REDIS_URL_FILE
@@ -24,6 +25,7 @@ log = logging.getLogger("cardtable")
 LIMIT_REQUEST_LINE = 4096
 LIMIT_REQUEST_FIELDS = 50
 LIMIT_REQUEST_FIELD_SIZE = 8190
+LOG_LEVELS = logs.LEVELS
 
 
 def _default_data_dir() -> str:
@@ -191,12 +193,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         gunicorn += ["--worker-connections", str(args.worker_connections)]
     else:
         gunicorn += ["--threads", str(args.threads)]
+    gunicorn += [
+        # gunicorn's own lines in the service's format, at its level (service/logs.py).
+        "--logger-class", "service.gunicorn_logging.Logger",
+        "--log-level", logs.Settings().level.lower(),
+    ]  # fmt: skip
     if args.access_log:
         # Only when asked: even into /dev/null gunicorn formats a line per request.
         gunicorn += ["--access-logfile", "-"]
     # gunicorn's master restarts its own workers; if the master itself dies, serve stops.
     children.append(_Child("gunicorn", lambda: subprocess.Popen(gunicorn, env=env), False))
-    print(f"cardtable serving on http://{args.host}:{args.port} (docs at /docs)", flush=True)
+    log.info("cardtable serving on http://%s:%d (docs at /docs)", args.host, args.port)
     try:
         return _supervise(children)
     finally:
@@ -372,7 +379,13 @@ def _add_worker(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         action="store_true",
         help="take only webhook deliveries (docs/webhooks.md), never bot turns or clocks",
     )
-    worker.add_argument("--log-level", default="INFO")
+    worker.add_argument(
+        "--log-level",
+        default=None,
+        choices=LOG_LEVELS,
+        type=str.upper,
+        help="default CARDTABLE_LOG_LEVEL, else INFO; DEBUG adds a line per job (RQ's own too)",
+    )
     worker.set_defaults(func=cmd_worker)
 
 
@@ -433,7 +446,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("CARDTABLE_LOG_LEVEL", "INFO"))
+    try:
+        logs.configure()
+    except ValueError as e:  # CARDTABLE_LOG_LEVEL or _FORMAT mistyped
+        sys.exit(str(e))
     args = build_parser().parse_args(argv)
     return args.func(args)
 

@@ -24,7 +24,8 @@
 | `CARDTABLE_METRICS_TOKEN` | none | when set, `/metrics` needs `Authorization: Bearer <it>` |
 | `CARDTABLE_MAX_BODY` | `65536` | largest request body in bytes; larger is 413 `payload_too_large` |
 | `CARDTABLE_QUEUE` | `cardtable` | RQ queue of bot turns and clocks; `<it>-low`: bot-only and long matches |
-| `CARDTABLE_LOG_LEVEL` | `INFO` | log level of the service and workers |
+| `CARDTABLE_LOG_LEVEL` | `INFO` | log level of every process; `DEBUG` adds a line per request and per job |
+| `CARDTABLE_LOG_FORMAT` | `text` | `json`: one JSON object a line, with request, match and job ids |
 | `CARDTABLE_SWEEP_GRACE` | `5` | seconds past its time before the sweeper re-enqueues a bot turn or clock |
 | `CARDTABLE_SWEEP_INTERVAL` | `2` | seconds between two sweeps (one worker sweeps at a time) |
 | `CARDTABLE_OUTBOX_GRACE` | `2` | seconds before the relay hands on an effect its committer did not |
@@ -62,6 +63,7 @@ class Config:
     MAX_BODY: int = 64 * 1024
     QUEUE: str = "cardtable"
     LOG_LEVEL: str = "INFO"
+    LOG_FORMAT: str = "text"
     IDEMPOTENCY_TTL: int = 24 * 3600
     # The sweeper (workers/housekeeping.py): how late a job may be before it is enqueued again,
     # and how often the overdue matches are looked at.

@@ -24,8 +24,8 @@ from flask import Flask, Response, request
 log = logging.getLogger("cardtable.cors")
 
 # The request headers a browser client sends to the API, and the answer headers it reads.
-ALLOW_HEADERS = "Authorization, Content-Type, If-Match, Idempotency-Key, Last-Event-ID"
-EXPOSE_HEADERS = "ETag, Retry-After"
+ALLOW_HEADERS = "Authorization, Content-Type, If-Match, Idempotency-Key, Last-Event-ID, X-Request-Id"
+EXPOSE_HEADERS = "ETag, Retry-After, X-Request-Id"
 # Seconds a browser keeps a preflight's answer before it asks again.
 MAX_AGE = "600"
 # Not reaching Redis must never fail a request over CORS: the process keeps what it had.

@@ -16,6 +16,8 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
+from service.tracing import job_meta
+
 
 class Jobs(Protocol):
     """The match service's view of the queue: a bot's turn at a version, a turn clock."""
@@ -129,6 +131,7 @@ class JobQueue:
             job_id=fan_out_job_id(match_id, version),
             result_ttl=0,
             failure_ttl=24 * 3600,
+            meta=job_meta(),
         )
         self.webhooks.enqueue_many([job])
 
@@ -144,6 +147,7 @@ class JobQueue:
     def enqueue_first_attempts(self, app_id: str, delivery_ids: list[str], retry: bool = False) -> None:
         """The first attempts of a fan-out's deliveries, in one round trip."""
         queue = self.webhook_retries if retry else self.webhooks
+        meta = job_meta()
         jobs = [
             Queue.prepare_data(
                 "workers.webhooks.deliver",
@@ -151,6 +155,7 @@ class JobQueue:
                 job_id=delivery_job_id(i, 0),
                 result_ttl=0,
                 failure_ttl=24 * 3600,
+                meta=meta,
             )
             for i in delivery_ids
         ]
@@ -158,7 +163,8 @@ class JobQueue:
 
     @staticmethod
     def _enqueue(queue: Queue, func: str, args: tuple, job_id: str, seconds: float) -> None:
-        kwargs = dict(job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)
+        # The request id and trace context of whoever enqueued it (service/tracing.py).
+        kwargs = dict(job_id=job_id, result_ttl=0, failure_ttl=24 * 3600, meta=job_meta())
         if seconds > 0:
             queue.enqueue_in(timedelta(seconds=seconds), func, *args, **kwargs)
         else:

@@ -14,7 +14,7 @@ from typing import Any
 
 import redis
 
-from service import errors, notices, outbox, rated
+from service import errors, logs, notices, outbox, rated, tracing
 from service.config import Config
 from service.jobqueue import Jobs
 from service.match import Match, hash_token, valid_id
@@ -86,7 +86,9 @@ class MatchRepository:
             return None
         player_id = player_of_token(token)
         if player_id is not None:
-            return self._player_seat(match, player_id, token)
+            seat = self._player_seat(match, player_id, token)
+            logs.update(seat=seat)
+            return seat
         digest = hash_token(token)
         found = None
         for s in match.record["seats"]:
@@ -95,6 +97,7 @@ class MatchRepository:
                 found = s["seat"]
         if found is None:
             raise errors.InvalidToken("this token does not belong to a seat of this match")
+        logs.update(seat=found)
         return found
 
     def _player_seat(self, match: Match, player_id: str, token: str) -> int:
@@ -162,24 +165,26 @@ class MatchRepository:
             # publish its notices ahead of this commit's in a player's feed.
             effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
         status = match.status()
-        ok = self.store.commit(
-            match.id,
-            version if version >= 0 else None,
-            record,
-            events,
-            before,
-            self._ttl(status),
-            idem,
-            self._due(match, job) if job is not None else None,
-            ([outbox.encode(e) for e in effects], at + self.config.OUTBOX_GRACE) if effects else None,
-        )
-        if ok:
-            match.version = version + 1
-            match.event_count = before + len(events)
-            for effect in effects:
-                self.hand_on(match.id, effect)
-            if status in ("finished", "aborted"):
-                self.store.archive(match.id, match.version)
+        with tracing.span("match commit", match_id=match.id, version=version + 1):
+            ok = self.store.commit(
+                match.id,
+                version if version >= 0 else None,
+                record,
+                events,
+                before,
+                self._ttl(status),
+                idem,
+                self._due(match, job) if job is not None else None,
+                ([outbox.encode(e) for e in effects], at + self.config.OUTBOX_GRACE) if effects else None,
+            )
+            if ok:
+                match.version = version + 1
+                logs.update(version=match.version)
+                match.event_count = before + len(events)
+                for effect in effects:
+                    self.hand_on(match.id, effect)
+                if status in ("finished", "aborted"):
+                    self.store.archive(match.id, match.version)
         return ok
 
     def hand_on(

@@ -22,7 +22,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from service import codec
+from service import codec, tracing
 from service.apps import Apps
 from service.cluster import Group, Router, pack_commands
 from service.counters import Counters
@@ -234,7 +234,9 @@ class Store:
         connection (replies left unread would answer the next call)."""
         conn = self._take()
         try:
-            return self._send(conn, commands, retry)
+            # Past redis-py's client, so past its instrumentation: a span of our own.
+            with tracing.redis_span(commands):
+                return self._send(conn, commands, retry)
         finally:
             self._give(conn)  # a dropped one reconnects on its next use
 

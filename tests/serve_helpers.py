@@ -10,6 +10,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 
 from service.embedded import free_port
 
@@ -17,10 +18,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @contextmanager
-def cardtable_serve(data_dir: str, **env: str) -> Iterator[tuple[subprocess.Popen, str]]:
+def cardtable_serve(
+    data_dir: str, output: IO[str] | None = None, **env: str
+) -> Iterator[tuple[subprocess.Popen, str]]:
     """Run `cardtable serve` (embedded Redis, one RQ worker, gunicorn) on a free port with its
-    data in `data_dir` and `env` added to the environment; yield the process and its base URL
-    once /readyz answers. On the way out it is stopped with Ctrl-C (SIGINT), and its whole
+    data in `data_dir` and `env` added to the environment, its output (all its processes'
+    logs) into `output` when given; yield the process and its base URL once /readyz answers.
+    On the way out it is stopped with Ctrl-C (SIGINT), and its whole
     process group killed if it has not exited 30 s later."""
     port = free_port()
     full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
@@ -30,6 +34,8 @@ def cardtable_serve(data_dir: str, **env: str) -> Iterator[tuple[subprocess.Pope
         env=full_env,
         cwd=ROOT,
         start_new_session=True,
+        stdout=output,
+        stderr=subprocess.STDOUT if output is not None else None,
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -127,6 +127,20 @@ def test_compose_runs_api_worker_and_persistent_redis():
     assert "--webhooks" not in services["worker"]["command"]
 
 
+def test_compose_otel_lines_once_uncommented_send_every_process_to_a_collector():
+    with open(os.path.join(ROOT, "docker-compose.yml"), encoding="utf-8") as f:
+        text = f.read()
+    services = yaml.safe_load(text.replace("#otel ", ""))["services"]
+    assert "otel-collector" not in yaml.safe_load(text)["services"]  # off as shipped
+    assert services["otel-collector"]["image"].startswith("otel/opentelemetry-collector")
+    for name in ("api", "worker", "webhooks"):
+        env = services[name]["environment"]
+        assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://otel-collector:4318"
+        assert env["OTEL_SERVICE_NAME"] == f"cardtable-{name}"
+    with open(os.path.join(ROOT, "Dockerfile"), encoding="utf-8") as f:
+        assert "pip install --no-cache-dir '.[otel]'" in f.read()  # the image can trace
+
+
 def test_compose_restarts_services_and_checks_their_health():
     with open(os.path.join(ROOT, "docker-compose.yml"), encoding="utf-8") as f:
         services = yaml.safe_load(f)["services"]

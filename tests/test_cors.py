@@ -17,7 +17,7 @@ from tests.api_helpers import auth
 from tests.test_apps_cli import apps as apps_command
 from tests.test_apps_cli import created
 
-ALLOW_HEADERS = "Authorization, Content-Type, If-Match, Idempotency-Key, Last-Event-ID"
+ALLOW_HEADERS = "Authorization, Content-Type, If-Match, Idempotency-Key, Last-Event-ID, X-Request-Id"
 PREFLIGHT = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization"}
 ZHOL = {"game": "zhol", "seats": [{"kind": "human"}, {"kind": "open"}]}
 
@@ -50,7 +50,7 @@ def test_a_preflight_from_a_listed_origin_gets_the_cors_headers(fresh, apps):
         "Access-Control-Allow-Origin": origin,
         "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS, POST",
         "Access-Control-Allow-Headers": ALLOW_HEADERS,
-        "Access-Control-Expose-Headers": "ETag, Retry-After",
+        "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id",
         "Access-Control-Max-Age": "600",
     }
     assert "Origin" in resp.headers["Vary"]
@@ -67,7 +67,7 @@ def test_a_listed_origins_calls_and_their_errors_get_its_origin_allowed(fresh, a
     for resp in (created, view, missing, refused):
         assert cors_headers(resp) == {
             "Access-Control-Allow-Origin": origin,
-            "Access-Control-Expose-Headers": "ETag, Retry-After",
+            "Access-Control-Expose-Headers": "ETag, Retry-After, X-Request-Id",
         }, resp.status_code
         assert "Origin" in resp.headers["Vary"]
     assert [missing.status_code, refused.status_code] == [404, 401]

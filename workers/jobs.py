@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from service import logs
 from service.config import Config
 from service.matches import MatchService, build_service
 
@@ -16,9 +17,11 @@ def service() -> MatchService:
 
 def bot_turn(match_id: str, version: int) -> str:
     """Play one bot decision if the match is still at `version`."""
+    logs.update(match_id=match_id, version=version)  # until the job ends (workers/worker.py)
     return service().play_bot(match_id, version)
 
 
 def clock_expired(match_id: str, turn: int) -> str:
     """The turn clock of turn number `turn` ran out; play for that seat if it has not moved."""
+    logs.update(match_id=match_id)
     return service().clock_expired(match_id, turn)

@@ -23,6 +23,7 @@ from rq.job import Job
 from standardwebhooks.webhooks import Webhook
 
 from service import deliveries as delivery_records
+from service import tracing
 from service.deliveries import ATTEMPT_TIMEOUT, Delivery
 from service.jobqueue import delivery_job_id
 from service.matches import MatchService
@@ -103,7 +104,10 @@ def attempt(svc: MatchService, endpoint: Endpoint, delivery: Delivery) -> Outcom
         "content-type": "application/json",
     }
     policy = UrlPolicy(svc.config.WEBHOOK_ALLOW_HTTP, svc.config.WEBHOOK_ALLOW_PRIVATE)
-    return post(policy, endpoint.url, headers, body, TIMEOUT)
+    with tracing.span("webhook POST", endpoint=endpoint.id):
+        # The receiver may continue the trace (W3C traceparent) when tracing is on.
+        tracing.inject(headers)
+        return post(policy, endpoint.url, headers, body, TIMEOUT)
 
 
 def _record(svc: MatchService, app_id: str, endpoint: Endpoint, delivery: Delivery, outcome: Outcome) -> str:

@@ -9,6 +9,7 @@ import time
 import redis
 from rq.worker import SimpleWorker
 
+from service import logs, tracing
 from service.config import Config
 from service.jobqueue import make_queue, queue_names, webhook_queue_names
 from workers.housekeeping import Housekeeper
@@ -47,6 +48,17 @@ class CardtableWorker(SimpleWorker):
         if self.stop_asked:  # asked while starting: RQ's loop stops before its first job
             self._stop_requested = True
 
+    def execute_job(self, job, queue):
+        """Run the job with its ids on every line it logs (the request that enqueued it, the
+        job's own) and in its span (service/tracing.py); one DEBUG line when it is done."""
+        started = time.monotonic()
+        with logs.bound(request_id=(job.meta or {}).get("request_id"), job_id=job.id), tracing.job_span(job):
+            try:
+                return super().execute_job(job, queue)
+            finally:
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("job %s done in %.1f ms", job.func_name, (time.monotonic() - started) * 1000)
+
     def subscribe(self):
         """RQ's command listener (stop or kill a job, shut down), waiting LISTEN_WAIT at a time.
 
@@ -62,29 +74,35 @@ class CardtableWorker(SimpleWorker):
         )
 
 
-def run(queue_name: str | None, burst: bool, scheduler: bool, log_level: str, webhooks: bool = False) -> int:
+def run(
+    queue_name: str | None, burst: bool, scheduler: bool, log_level: str | None, webhooks: bool = False
+) -> int:
     """Work the bot and clock queues, or with `webhooks` the webhook queues only (a bot's turn
     never waits behind a slow receiver); each kind runs its own housekeeper."""
     config = Config.from_env()
+    settings = logs.configure(log_level or config.LOG_LEVEL, config.LOG_FORMAT)
+    tracing.setup_from_env("cardtable-worker")
     name = queue_name or config.QUEUE
+    names = webhook_queue_names(name) if webhooks else queue_names(name)
+    log.info("%s worker started on queues %s", "webhooks" if webhooks else "bot", ", ".join(names))
     housekeeper = Housekeeper(config, name, webhooks) if scheduler else None
     if housekeeper is not None and burst:
         housekeeper.tick(sweep=True)  # one pass, then work the queue empty (as RQ's burst does)
     elif housekeeper is not None:
         housekeeper.start()
     try:
-        _work_until_stopped(
-            config, webhook_queue_names(name) if webhooks else queue_names(name), burst, log_level
-        )
+        _work_until_stopped(config, names, burst, settings.rq_level)
     finally:
         if housekeeper is not None:
             housekeeper.stop()
+        log.info("worker stopped")
     return 0
 
 
-def _work_until_stopped(config: Config, names: list[str], burst: bool, log_level: str) -> None:
-    """Run RQ's work loop; whenever it ends for anything but a stop request (RQ quits on a Redis
-    timeout, or on a connection error outside its dequeue), wait for Redis and start again."""
+def _work_until_stopped(config: Config, names: list[str], burst: bool, rq_level: str) -> None:
+    """Run RQ's work loop (its per-job lines only at DEBUG: service/logs.py); whenever it ends
+    for anything but a stop request (RQ quits on a Redis timeout, or on a connection error
+    outside its dequeue), wait for Redis and start again."""
     backoff = 1.0
     while True:
         client = redis.Redis.from_url(config.REDIS_URL)
@@ -95,7 +113,7 @@ def _work_until_stopped(config: Config, names: list[str], burst: bool, log_level
         worker.note_stops()
         started = time.monotonic()
         try:
-            worker.work(burst=burst, logging_level=log_level)
+            worker.work(burst=burst, logging_level=rq_level)
         except (redis.ConnectionError, redis.TimeoutError) as e:
             log.warning("worker lost Redis: %s", e)
         if worker.stop_asked or burst:
