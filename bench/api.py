@@ -6,6 +6,7 @@ driven by the same clients. Prints moves/s, p50/p99 latency, the ratio to the fl
 Redis memory per finished match.
 
     python bench/api.py [--clients 32] [--seconds 60] [--rounds 3]
+    python bench/api.py --variants json,traced   # what JSON logs and tracing cost
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def gunicorn(
     cwd: str,
     worker_class: str = "gevent",
     connections: int = 10000,
+    quiet: bool = False,
 ) -> subprocess.Popen:
     """gunicorn as `cardtable serve --worker-class <worker_class>` runs it (a gevent worker
     takes up to `connections` at once)."""
@@ -76,7 +78,8 @@ def gunicorn(
         if worker_class == "gevent"
         else ["--threads", str(threads)]
     )
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd)
+    out = subprocess.DEVNULL if quiet else None
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=out)
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -350,6 +353,13 @@ def main() -> None:
     )
     ap.add_argument("--offer", type=float, help="moves/s to offer in the paced phase (e.g. with --rounds 0)")
     ap.add_argument(
+        "--variants",
+        type=lambda v: [x for x in v.split(",") if x],
+        default=[],
+        help=f"also play the service set up otherwise, each round, against the plain one: comma-"
+        f"separated, of {', '.join(v for v in VARIANTS if v != 'plain')} (skips the player-token row)",
+    )
+    ap.add_argument(
         "--wrk",
         action="store_true",
         help="also drive the floor with wrk (C, needs the wrk binary) for its own p99",
@@ -395,6 +405,14 @@ def main() -> None:
                 f"floor {1000 * fcpu[0] / fn:.2f} ms + {1000 * fcpu[1] / fn:.2f} ms"
             )
             print(f"  ratio {rate / frate:.2f}")
+            for name, var in result["variants"].items():
+                print(
+                    f"  {name}: {var['moves']} moves = {var['rate']:.0f} moves/s; {latency(var['lat'])}; "
+                    f"ratio {var['rate'] / frate:.2f}, {var['rate'] / rate - 1:+.1%} against plain;"
+                    f" CPU a move {cost(result, var):+.1%}"
+                )
+            if "players" not in result:
+                continue
             pl = result["players"]
             print(
                 f"  player tokens: {pl['moves']} moves = {pl['rate']:.0f} moves/s; {latency(pl['lat'])}; "
@@ -437,11 +455,21 @@ def main() -> None:
         f"(range {min(ratios):.2f}-{max(ratios):.2f}; target >= 0.60); service p99 "
         f"{statistics.median(p99):.1f} ms (target <= 40 ms), floor p99 {statistics.median(fp99):.1f} ms"
     )
-    costs = [cost(x, x["players"]) for x in rounds]
-    print(
-        f"player tokens: server CPU a move {statistics.median(costs):+.1%} against seat tokens (median;"
-        f" range {min(costs):+.1%} to {max(costs):+.1%}; target at most +5%)"
-    )
+    for name in args.variants:
+        vs = [x["variants"][name]["rate"] / x["rate"] - 1 for x in rounds]
+        vr = [x["variants"][name]["rate"] / x["frate"] for x in rounds]
+        vc = [cost(x, x["variants"][name]) for x in rounds]
+        print(
+            f"{name}: ratio to floor {statistics.median(vr):.2f}; moves/s {statistics.median(vs):+.1%}"
+            f" against plain (median; range {min(vs):+.1%} to {max(vs):+.1%}); server CPU a move"
+            f" {statistics.median(vc):+.1%} (range {min(vc):+.1%} to {max(vc):+.1%})"
+        )
+    if not args.variants:
+        costs = [cost(x, x["players"]) for x in rounds]
+        print(
+            f"player tokens: server CPU a move {statistics.median(costs):+.1%} against seat tokens (median;"
+            f" range {min(costs):+.1%} to {max(costs):+.1%}; target at most +5%)"
+        )
     if sizes:
         mem = [m for m, _ in sizes]
         print(
@@ -471,6 +499,17 @@ def finished_matches(env: dict, ids: list[str]) -> tuple[list[str], int]:
     return finished, max((len(json.dumps(record)) for record in records.values()), default=2000)
 
 
+# The service's variants (--variants): its plain setup (quiet text logs, no tracing), JSON logs,
+# a line per request, and tracing into an in-memory exporter (bench/traced_wsgi.py).
+VARIANTS = {
+    "plain": ("service.wsgi:app", {}),
+    "json": ("service.wsgi:app", {"CARDTABLE_LOG_FORMAT": "json"}),
+    "json-debug": ("service.wsgi:app", {"CARDTABLE_LOG_FORMAT": "json", "CARDTABLE_LOG_LEVEL": "DEBUG"}),
+    "text-debug": ("service.wsgi:app", {"CARDTABLE_LOG_LEVEL": "DEBUG"}),
+    "traced": ("bench.traced_wsgi:app", {}),
+}
+
+
 def service_phase(
     args,
     threads: int,
@@ -479,12 +518,17 @@ def service_phase(
     seed: int,
     mean_gap: float = 0.0,
     app_key: str | None = None,
+    variant: str = "plain",
 ) -> dict:
     """The service on a fresh gunicorn, played by the clients (back to back, or `mean_gap` apart
     on average; with `app_key`, by that app's players with player tokens), with the CPU its
-    workers and Redis spent meanwhile."""
+    workers and Redis spent meanwhile. Its logs (DEBUG variants: a line per request) go to
+    /dev/null, as a process's output to a log collector costs about that."""
     port = free_port()
-    proc = gunicorn("service.wsgi:app", port, env, args.workers, args.threads, ROOT, args.worker_class)
+    wsgi, extra = VARIANTS[variant]
+    proc = gunicorn(
+        wsgi, port, {**env, **extra}, args.workers, args.threads, ROOT, args.worker_class, quiet=True
+    )
     try:
         cpu0 = cpu_seconds(proc.pid), cpu_seconds(redis_pid, children=False)
         moves, lat, ids, wall = drive(
@@ -551,7 +595,12 @@ def one_round(args, threads: int, env: dict, redis_proc, floor_dir: str, seed: i
     """The service (seat tokens, then the same with players' tokens), then the floor with the
     same gunicorn settings and the same clients."""
     result = service_phase(args, threads, env, redis_proc.pid, seed)
-    result["players"] = service_phase(args, threads, env, redis_proc.pid, seed + 50, app_key=app_key)
+    if not args.variants:
+        result["players"] = service_phase(args, threads, env, redis_proc.pid, seed + 50, app_key=app_key)
+    # The same clients and seeds as the plain service, so the same matches are played.
+    result["variants"] = {
+        v: service_phase(args, threads, env, redis_proc.pid, seed, variant=v) for v in args.variants
+    }
 
     # --- the floor: one GET + one SET of a blob the size of a match record ---
     fport = free_port()
