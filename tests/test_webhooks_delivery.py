@@ -308,6 +308,28 @@ def test_a_deleted_endpoints_pending_delivery_stops(client, svc, redis_url):
     assert len(hook.received) == 1
 
 
+def test_a_revoked_apps_endpoints_get_nothing_more(client, svc, redis_url):
+    key = new_app(svc)
+    app_id = key[4:16]
+    with receiver(500) as hook, webhook_worker(redis_url, CARDTABLE_WEBHOOK_RETRY_SCALE="0.2", **LOCAL):
+        endpoint = register(client, key, hook.url)
+        fan_out(svc, notice(app_id))
+        (pending,) = until(lambda: [d for d in deliveries(client, key, endpoint) if d["attempts"] == 1])
+        svc.store.apps.revoke(app_id)
+        stopped = until(
+            lambda: (d := svc.store.deliveries.get(app_id, pending["id"])) and d.status == "failed" and d
+        )
+        assert stopped.error == "the app was revoked" and stopped.attempts == 1
+        # A later commit's notices make no delivery at all: the fan-out runs to its end and
+        # records none.
+        later = notice(app_id)
+        fan_out(svc, later)
+        version = int(later["id"].split("-")[1])
+        until(lambda: svc.store.deliveries.fanned_or_queued(later["data"]["match"], version, "no-such-job"))
+        assert [d.id for d in svc.store.deliveries.listed(app_id, endpoint["id"])] == [stopped.id]
+    assert len(hook.received) == 1
+
+
 @pytest.mark.slow
 def test_an_endpoint_failing_for_a_day_is_disabled(client, svc, redis_url):
     # 1/10,000 of the schedule: the "day" is 8.6 s, and one delivery's 8 attempts take 8 to 12 s

@@ -57,6 +57,8 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
             by_app.setdefault(notice["app"], []).append(notice)
     made = 0
     for app_id, told in by_app.items():
+        if not _live(svc, app_id):
+            continue  # a revoked app is told nothing more (docs/webhooks.md)
         # Read fresh: the cache of `wanted` that let the notices through may be a second old.
         endpoints = [e for e in svc.store.webhooks.list(app_id) if e.enabled]
         wanted = [(e.id, n) for n in told for e in endpoints if n["type"] in e.events]
@@ -77,12 +79,8 @@ def deliver(app_id: str, delivery_id: str, seq: int) -> str:
     if delivery is None or delivery.status != "pending" or delivery.seq != seq:
         return "stale"
     endpoint = svc.store.webhooks.get(app_id, delivery.endpoint)
-    if endpoint is None or not endpoint.enabled:
-        why = (
-            "the endpoint was deleted"
-            if endpoint is None
-            else f"the endpoint is disabled ({endpoint.disabled_reason})"
-        )
+    why = _why_off(svc, app_id, endpoint)
+    if why is not None or endpoint is None:
         deliveries.finish(app_id, delivery, status="failed", error=why, next_try=None)
         deliveries.settled(app_id, delivery_id)
         return "failed: endpoint off"
@@ -91,6 +89,22 @@ def deliver(app_id: str, delivery_id: str, seq: int) -> str:
         return "held by another attempt"
     outcome = attempt(svc, endpoint, delivery)
     return _record(svc, app_id, endpoint, delivery, outcome)
+
+
+def _live(svc: MatchService, app_id: str) -> bool:
+    app = svc.store.apps.get(app_id)
+    return app is not None and not app.revoked
+
+
+def _why_off(svc: MatchService, app_id: str, endpoint: Endpoint | None) -> str | None:
+    """Why a pending delivery must stop before its next attempt, if it must."""
+    if endpoint is None:
+        return "the endpoint was deleted"
+    if not endpoint.enabled:
+        return f"the endpoint is disabled ({endpoint.disabled_reason})"
+    if not _live(svc, app_id):
+        return "the app was revoked"
+    return None
 
 
 def attempt(svc: MatchService, endpoint: Endpoint, delivery: Delivery) -> Outcome:
