@@ -20,6 +20,7 @@ from service import tracing
 from service.app import create_app
 from service.config import Config
 from service.jobqueue import make_queue, queue_names
+from tests.webhook_helpers import receiver
 from workers import jobs
 from workers.worker import CardtableWorker
 
@@ -99,6 +100,32 @@ def test_one_trace_runs_from_a_move_through_the_bots_job_to_its_commit(traced, c
     assert any(request in ancestors(s) for s in redis_spans)
     assert any(job in ancestors(s) for s in redis_spans)
     assert any("EVALSHA" in s.name.split() and commits[version + 1] in ancestors(s) for s in redis_spans)
+
+
+def test_a_webhook_post_carries_its_traces_context_to_the_receiver(traced, config):
+    from service.deliveries import Delivery
+    from service.webhooks import Endpoint
+    from workers.webhooks import attempt
+
+    app = create_app(Config(**{**config.__dict__, "WEBHOOK_ALLOW_HTTP": True, "WEBHOOK_ALLOW_PRIVATE": True}))
+    svc = app.extensions["cardtable"]
+    _, _, exporter = traced
+    with receiver(200) as hook:
+        endpoint = Endpoint(
+            "ep_1", hook.url, ["turn.started"], "", 0.0, "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+        )
+        body = '{"type": "turn.started", "timestamp": "2026-12-05T09:30:12.345Z", "data": {}}'
+        delivery = Delivery(
+            "dl_1", "ep_1", "m-3-turn.started", "turn.started", 0.0, "pending", 0, 0, 0, None, None, None, "",
+            None, body,
+        )  # fmt: skip
+        with tracing.span("rq workers.webhooks.deliver"):
+            outcome = attempt(svc, endpoint, delivery)
+        (got,) = hook.wait_for(1)
+    assert outcome.status == 200
+    (post,) = [s for s in exporter.get_finished_spans() if s.name == "webhook POST"]
+    version, trace_id, span_id, flags = got.headers["traceparent"].split("-")
+    assert (int(trace_id, 16), int(span_id, 16)) == (post.context.trace_id, post.context.span_id)
 
 
 def test_tracing_stays_off_without_an_otlp_endpoint(monkeypatch):
