@@ -132,6 +132,11 @@ class Player(FastHttpUser):
                 if resp.status_code == 409:
                     resp.success()
                     return None
+                if resp.status_code == 0:
+                    # No answer (connection refused, reset or timed out): a failure, shown in
+                    # the Error report, rather than a traceback from reading a missing body.
+                    resp.failure(f"no answer: {resp.error!r}")
+                    raise Refused(name)
                 if resp.status_code >= 400:
                     resp.failure(f"{resp.status_code}: {resp.text[:200]}")
                     raise Refused(name)
