@@ -428,7 +428,10 @@ def _add_loadtest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     load.add_argument("--csv", default=None, help="also write locust's CSV files with this prefix")
     load.add_argument(
-        "--serve-threads", type=int, default=32, help="threads per worker of the embedded service"
+        "--serve-threads",
+        type=int,
+        default=32,
+        help="the embedded service's serve --threads (gthread workers only; it runs gevent's)",
     )
     load.add_argument(
         "--service-log",
