@@ -312,29 +312,46 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
     import tempfile
     from contextlib import ExitStack
 
-    from service.loadtest import embedded_service, locustfile
+    from service.loadtest import embedded_service, locustfile, new_service_log, tail
 
     if importlib.util.find_spec("locust") is None:
         sys.exit("cardtable loadtest needs locust: pip install 'cardtable[load]'")
+    if args.host is not None and args.service_log is not None:
+        sys.exit("cardtable loadtest: --service-log is the embedded service's log; without --host")
     env = dict(os.environ)
     if args.think:
         env["CARDTABLE_LOAD_THINK"] = args.think
+    # The locustfile prints the progress lines itself, from its runner (docs/loadtest.md).
+    env["CARDTABLE_LOAD_PROGRESS_EVERY"] = str(args.progress_every)
+    service_log = None
     with ExitStack() as stack:
         host = args.host
         if host is None:
+            service_log = args.service_log or new_service_log()
+            print(f"embedded cardtable service's log: {service_log}", flush=True)
             data = stack.enter_context(tempfile.TemporaryDirectory(prefix="cardtable-loadtest-"))
-            host = stack.enter_context(embedded_service(data, args.serve_threads))
+            try:
+                host = stack.enter_context(embedded_service(data, args.serve_threads, service_log))
+            except RuntimeError as e:
+                # Its reason is in its log, which the user has not seen: show its end.
+                lines = "\n".join("  " + line for line in tail(service_log))
+                sys.exit(f"{e}; the end of {service_log}:\n{lines}")
             print(f"load test against an embedded cardtable service at {host}", flush=True)
-        # locust runs in its own process: it patches the standard library for gevent.
+        # locust runs in its own process: it patches the standard library for gevent. Its INFO
+        # lines (spawning, shutting down) stay out; its tables are logged apart and still show.
         locust = [
             sys.executable, "-m", "locust", "-f", locustfile(), "--headless", "--only-summary",
+            "--loglevel", "WARNING",
             "--users", str(args.users), "--spawn-rate", str(args.spawn_rate),
             "--run-time", args.run_time, "--host", host,
         ]  # fmt: skip
         if args.csv:
             locust += ["--csv", args.csv]
         # locust's own exit code: 1 when any request failed.
-        return subprocess.run(locust, env=env).returncode
+        code = subprocess.run(locust, env=env).returncode
+    if service_log is not None:
+        print(f"embedded cardtable service's log: {service_log}", flush=True)
+    return code
 
 
 def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -424,7 +441,22 @@ def _add_loadtest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     load.add_argument("--csv", default=None, help="also write locust's CSV files with this prefix")
     load.add_argument(
-        "--serve-threads", type=int, default=32, help="threads per worker of the embedded service"
+        "--serve-threads",
+        type=int,
+        default=32,
+        help="the embedded service's serve --threads (gthread workers only; it runs gevent's)",
+    )
+    load.add_argument(
+        "--service-log",
+        default=None,
+        help="file the embedded service's output is appended to; default: a new "
+        "cardtable-loadtest-<time>-*.log in the temp dir, kept after the run",
+    )
+    load.add_argument(
+        "--progress-every",
+        type=float,
+        default=5,
+        help="seconds between two progress lines (users, matches, requests, failures); 0: none",
     )
     load.set_defaults(func=cmd_loadtest)
 

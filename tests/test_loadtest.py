@@ -12,17 +12,36 @@ import pytest
 from service.loadtest import locustfile
 from tests.serve_helpers import ROOT
 
+PROGRESS = re.compile(
+    r"^progress +\d+s: \d+ users, \d+ matches finished \(\d+ ended otherwise\), "
+    r"\d+ requests, \d+ failed$",
+    re.M,
+)
+
+
+def loadtest(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`cardtable loadtest` as a user runs it (its own embedded service, unless --host)."""
+    full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    full_env.update(PYTHONPATH=ROOT, **env)
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", "loadtest", *args],
+        cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+
 
 @pytest.mark.slow
-def test_loadtest_smoke_run_plays_with_zero_failures_and_waits_out_429():
-    """A CI-sized run (4 players, 30 s) against the embedded service, whose rate limit is set so
-    low that the players meet 429s: they wait as Retry-After says, so nothing fails."""
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(PYTHONPATH=ROOT, CARDTABLE_RATE_LIMIT="4", CARDTABLE_LOAD_SEAT_WAIT="10")
-    done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "loadtest", "--users", "4", "--spawn-rate", "4",
-         "--run-time", "30s", "--think", "0.02,0.1"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+def test_loadtest_smoke_run_plays_with_zero_failures_waits_out_429_and_prints_only_its_own_lines(
+    tmp_path,
+):
+    """A CI-sized run (4 players, 20 s) against the embedded service, whose rate limit is set so
+    low that the players meet 429s: they wait as Retry-After says, so nothing fails. The terminal
+    shows progress lines and the summary, at most 100 lines in all; the service's own output
+    (RQ's lines per job among it) goes to the log file the command names."""
+    service_log = tmp_path / "service.log"
+    done = loadtest(
+        "--users", "4", "--spawn-rate", "4", "--run-time", "20s", "--think", "0.02,0.1",
+        "--progress-every", "2", "--service-log", str(service_log),
+        CARDTABLE_RATE_LIMIT="4", CARDTABLE_LOAD_SEAT_WAIT="10",
     )  # fmt: skip
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-4000:]
@@ -34,6 +53,34 @@ def test_loadtest_smoke_run_plays_with_zero_failures_and_waits_out_429():
         assert row in out, row
     assert re.search(r"^GET\s+/v1/matches/\{id\}(/events \(long-poll\))? \(429\)", out, re.M), out[-4000:]
     assert "Matches played" in out and re.search(r"^Total\s+\d+", out, re.M)
+
+    # Quiet: its own progress and summary only, nothing from the service or locust's INFO log.
+    assert len(out.splitlines()) <= 100, out
+    assert len(PROGRESS.findall(out)) >= 2, out
+    assert "Job OK" not in out and "rq.worker" not in out and "/INFO/" not in out, out
+    # The log's path is shown at the start and at the end, and the log is the service's.
+    assert out.count(f"embedded cardtable service's log: {service_log}") == 2, out
+    host = re.search(r"^load test against an embedded cardtable service at (\S+)$", out, re.M)
+    assert host, out
+    assert f"cardtable serving on {host.group(1)}" in service_log.read_text(), out
+
+
+def test_loadtest_shows_the_end_of_the_service_log_when_the_service_does_not_start(tmp_path):
+    """A setting the service refuses stops it at start: the command says so and shows the end
+    of the service's log, where the reason is."""
+    service_log = tmp_path / "service.log"
+    done = loadtest("--run-time", "5s", "--service-log", str(service_log), CARDTABLE_RATE_LIMIT="many")
+    assert done.returncode != 0
+    assert "did not start" in done.stderr and str(service_log) in done.stderr, done.stderr
+    assert "invalid literal for int() with base 10: 'many'" in done.stderr, done.stderr
+    assert "Aggregated" not in done.stdout + done.stderr
+
+
+def test_loadtest_refuses_a_service_log_with_a_host(tmp_path):
+    """--service-log names the embedded service's log: with --host there is none to write."""
+    done = loadtest("--host", "http://127.0.0.1:9", "--service-log", str(tmp_path / "service.log"))
+    assert done.returncode != 0 and "--service-log" in done.stderr, done.stderr
+    assert not (tmp_path / "service.log").exists()
 
 
 def test_locustfile_ships_inside_the_package():

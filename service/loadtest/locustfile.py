@@ -13,7 +13,9 @@ CARDTABLE_LOAD_SEAT_WAIT for people to fill their table leave it; those show as 
 Environment: CARDTABLE_LOAD_THINK ("min,max" seconds before a move, default "0.5,2"),
 CARDTABLE_LOAD_PEOPLE (share of matches against other users, default 0.5),
 CARDTABLE_LOAD_SEAT_WAIT (seconds to wait for a table to fill, default 30),
-CARDTABLE_LOAD_GAMES (comma-separated game ids, default all four).
+CARDTABLE_LOAD_GAMES (comma-separated game ids, default all four),
+CARDTABLE_LOAD_PROGRESS_EVERY (seconds between two progress lines, set by `cardtable loadtest`;
+unset or 0: none, as locust prints its own).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import random
 import time
 from typing import Any
 
+import gevent
 from locust import FastHttpUser, events, task
+from locust.runners import LocalRunner
 
 # Short matches, so each user goes through whole matches (creation, rounds, the end) often.
 OPTIONS = {
@@ -48,6 +52,7 @@ THINK = _env_pair("CARDTABLE_LOAD_THINK", "0.5,2")
 PEOPLE_SHARE = float(os.environ.get("CARDTABLE_LOAD_PEOPLE", "0.5"))
 SEAT_WAIT = float(os.environ.get("CARDTABLE_LOAD_SEAT_WAIT", "30"))
 GAMES = [g for g in os.environ.get("CARDTABLE_LOAD_GAMES", ",".join(OPTIONS)).split(",") if g]
+PROGRESS_EVERY = float(os.environ.get("CARDTABLE_LOAD_PROGRESS_EVERY") or 0)
 
 
 def complete(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -68,7 +73,36 @@ def _print_matches(environment: Any, **_: Any) -> None:
     print(f"{'Name':<40} {'# matches':>10} {'avg s':>8} {'max s':>8}")
     for name, took in sorted(MATCHES.items()):
         print(f"{name:<40} {len(took):>10} {sum(took) / len(took):>8.1f} {max(took):>8.1f}")
-    print(f"{'Total':<40} {sum(map(len, MATCHES.values())):>10}", flush=True)
+    print(f"{'Total':<40} {sum(map(len, MATCHES.values())):>10}\n", flush=True)
+
+
+def progress_line(environment: Any, elapsed: float) -> str:
+    """Where the run stands: players running, matches ended (by this file's count, as in the
+    "Matches played" table) and locust's request counts so far."""
+    runner, total = environment.runner, environment.stats.total
+    ended = sum(map(len, MATCHES.values()))
+    finished = sum(len(took) for name, took in MATCHES.items() if "(" not in name)
+    return (
+        f"progress {elapsed:4.0f}s: {runner.user_count} users, {finished} matches finished "
+        f"({ended - finished} ended otherwise), {total.num_requests} requests, "
+        f"{total.num_failures} failed"
+    )
+
+
+@events.test_start.add_listener
+def _start_progress(environment: Any, **_: Any) -> None:
+    # Only where the players run in this process: a distributed master or worker sees half of it.
+    if PROGRESS_EVERY <= 0 or not isinstance(environment.runner, LocalRunner):
+        return
+    started = time.monotonic()
+
+    def report() -> None:
+        while True:
+            gevent.sleep(PROGRESS_EVERY)
+            print(progress_line(environment, time.monotonic() - started), flush=True)
+
+    progress = gevent.spawn(report)
+    environment.events.test_stop.add_listener(lambda **_: progress.kill(block=False))
 
 
 class Refused(Exception):
@@ -98,6 +132,11 @@ class Player(FastHttpUser):
                 if resp.status_code == 409:
                     resp.success()
                     return None
+                if resp.status_code == 0:
+                    # No answer (connection refused, reset or timed out): a failure, shown in
+                    # the Error report, rather than a traceback from reading a missing body.
+                    resp.failure(f"no answer: {resp.error!r}")
+                    raise Refused(name)
                 if resp.status_code >= 400:
                     resp.failure(f"{resp.status_code}: {resp.text[:200]}")
                     raise Refused(name)
