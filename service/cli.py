@@ -196,6 +196,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gunicorn += [
         # gunicorn's own lines in the service's format, at its level (service/logs.py).
         "--logger-class", "service.gunicorn_logging.Logger",
+        # gunicorn 27's control socket is one path per user (~/.gunicorn/gunicorn.ctl), shared
+        # by every serve of the machine; nothing here uses it.
+        "--no-control-socket",
         "--log-level", logs.Settings().level.lower(),
     ]  # fmt: skip
     if args.access_log:

@@ -46,9 +46,14 @@ def _hand_the_turn_to_the_bot(base: str, match_id: str, token: str, prefix: str)
     raise AssertionError("forty moves never handed the turn to the bot")
 
 
-def _wait_for_version_past(base: str, match_id: str, token: str, version: int) -> None:
+def _wait_for_the_bot(base: str, match_id: str, token: str, version: int) -> None:
+    """Until the bot has moved past `version` and it is seat 0's turn again (or the round is
+    over)."""
     deadline = time.monotonic() + 20
-    while _view(base, match_id, token)["version"] <= version:
+    while True:
+        view = _view(base, match_id, token)
+        if view["version"] > version and (view["status"] != "active" or view["turn"]["seat"] == 0):
+            return
         assert time.monotonic() < deadline, "the bot never moved"
         time.sleep(0.05)
 
@@ -64,7 +69,7 @@ def test_json_logs_carry_a_moves_request_id_to_the_bot_turn_it_caused(tmp_path):
         created = requests.post(f"{base}/v1/matches", json=ZHOL_VS_BOT).json()
         match_id, token = created["id"], created["seats"][0]["token"]
         rid, version = _hand_the_turn_to_the_bot(base, match_id, token, "move")
-        _wait_for_version_past(base, match_id, token, version)
+        _wait_for_the_bot(base, match_id, token, version)
     lines = [json.loads(line) for line in log_path.read_text().splitlines()]  # every line parses
     assert all({"time", "level", "logger", "message"} <= set(line) for line in lines)
     api = [ln for ln in lines if ln.get("request_id") == rid and ln["logger"] == "cardtable.app"]
@@ -87,7 +92,9 @@ def test_by_default_moves_and_bot_turns_print_nothing(tmp_path):
         match_id, token = created["id"], created["seats"][0]["token"]
         for turn in range(3):
             _, version = _hand_the_turn_to_the_bot(base, match_id, token, f"turn{turn}")
-            _wait_for_version_past(base, match_id, token, version)
+            _wait_for_the_bot(base, match_id, token, version)
+            if _view(base, match_id, token)["status"] != "active":
+                break
         played = log_path.read_text().splitlines()
     # Only lines of processes starting: the API, gunicorn, two workers, Redis.
     assert len(started) <= 20, "\n".join(started)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import random
 import time
+import uuid
 from typing import Any
 
 import gevent
@@ -114,11 +115,18 @@ class Player(FastHttpUser):
     def wait_time(self) -> float:
         return 0.0
 
-    def call(self, method: str, path: str, name: str, token: str | None = None, **kwargs: Any) -> Any:
+    def call(
+        self, method: str, path: str, name: str, token: str | None = None, resend: bool = False, **kwargs: Any
+    ) -> Any:
         """One request; a 429 is waited out (Retry-After) and sent again, shown as a RETRY row.
         A 409 (the match moved on: a turn clock played for us, a seat was taken) is expected and
-        answered with None; any other error is a failure."""
+        answered with None; any other error is a failure. A request that may be sent twice
+        (`resend`: a GET, a move with its Idempotency-Key, a round's start) and got no answer
+        is sent once more, as a client would: a kept-alive connection the server closed just
+        as the request went out is no failure of the service."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(kwargs.pop("headers", {}))
+        resend = resend or method == "GET"
         for _ in range(30):
             with self.client.request(
                 method, path, name=name, headers=headers, catch_response=True, **kwargs
@@ -132,6 +140,11 @@ class Player(FastHttpUser):
                 if resp.status_code == 409:
                     resp.success()
                     return None
+                if resp.status_code == 0 and resend:
+                    resp.request_meta["name"] = f"{name} (no answer, sent again)"
+                    resp.success()
+                    resend = False
+                    continue
                 if resp.status_code == 0:
                     # No answer (connection refused, reset or timed out): a failure, shown in
                     # the Error report, rather than a traceback from reading a missing body.
@@ -190,11 +203,15 @@ class Player(FastHttpUser):
                 time.sleep(random.uniform(*THINK))
                 if mine:
                     action = random.choice(complete(view["legal_actions"]))
+                    # The key makes the move safe to send again (docs/api.md, "Requests").
+                    key = {"Idempotency-Key": uuid.uuid4().hex}
                     moved = self.call(
-                        "POST", path + "/actions", "/v1/matches/{id}/actions", token, json=action
-                    )
+                        "POST", path + "/actions", "/v1/matches/{id}/actions", token, True, json=action,
+                        headers=key,
+                    )  # fmt: skip
                 else:
-                    moved = self.call("POST", path + "/rounds", "/v1/matches/{id}/rounds", token)
+                    # Sent twice, the second start is a 409: the round began.
+                    moved = self.call("POST", path + "/rounds", "/v1/matches/{id}/rounds", token, True)
                 view = moved or self.call("GET", path, "/v1/matches/{id}", token)
                 continue
             url = f"{path}/events?after={after}&wait={LONG_POLL}"
