@@ -293,17 +293,27 @@ def test_the_test_send_and_a_retry_reach_the_receiver(client, svc, redis_url):
         assert client.post(f"{base}/deliveries/dl_nope/retry", headers=auth(key)).status_code == 404
 
 
+def stopped_while_pending(client, svc, key: str, url: str, stop) -> tuple[dict, object]:
+    """A delivery failing at `url` once, then `stop(endpoint)`: the endpoint, and the delivery
+    once it has failed for good."""
+    app_id = key[4:16]
+    endpoint = register(client, key, url)
+    fan_out(svc, notice(app_id))
+    (pending,) = until(lambda: [d for d in deliveries(client, key, endpoint) if d["attempts"] == 1])
+    stop(endpoint)
+    return endpoint, until(
+        lambda: (d := svc.store.deliveries.get(app_id, pending["id"])) and d.status == "failed" and d
+    )
+
+
 def test_a_deleted_endpoints_pending_delivery_stops(client, svc, redis_url):
     key = new_app(svc)
-    app_id = key[4:16]
     with receiver(500) as hook, webhook_worker(redis_url, CARDTABLE_WEBHOOK_RETRY_SCALE="0.2", **LOCAL):
-        endpoint = register(client, key, hook.url)
-        fan_out(svc, notice(app_id))
-        (pending,) = until(lambda: [d for d in deliveries(client, key, endpoint) if d["attempts"] == 1])
-        assert client.delete(f"/v1/webhooks/{endpoint['id']}", headers=auth(key)).status_code == 200
-        stopped = until(
-            lambda: (d := svc.store.deliveries.get(app_id, pending["id"])) and d.status == "failed" and d
-        )
+
+        def delete(endpoint):
+            assert client.delete(f"/v1/webhooks/{endpoint['id']}", headers=auth(key)).status_code == 200
+
+        _, stopped = stopped_while_pending(client, svc, key, hook.url, delete)
         assert stopped.error == "the endpoint was deleted" and stopped.attempts == 1
     assert len(hook.received) == 1
 
@@ -312,12 +322,8 @@ def test_a_revoked_apps_endpoints_get_nothing_more(client, svc, redis_url):
     key = new_app(svc)
     app_id = key[4:16]
     with receiver(500) as hook, webhook_worker(redis_url, CARDTABLE_WEBHOOK_RETRY_SCALE="0.2", **LOCAL):
-        endpoint = register(client, key, hook.url)
-        fan_out(svc, notice(app_id))
-        (pending,) = until(lambda: [d for d in deliveries(client, key, endpoint) if d["attempts"] == 1])
-        svc.store.apps.revoke(app_id)
-        stopped = until(
-            lambda: (d := svc.store.deliveries.get(app_id, pending["id"])) and d.status == "failed" and d
+        endpoint, stopped = stopped_while_pending(
+            client, svc, key, hook.url, lambda _: svc.store.apps.revoke(app_id)
         )
         assert stopped.error == "the app was revoked" and stopped.attempts == 1
         # A later commit's notices make no delivery at all: the fan-out runs to its end and
