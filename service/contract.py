@@ -91,31 +91,6 @@ def action_value_components(maximum: int, depth: int) -> dict[str, dict[str, Any
     return out
 
 
-def action_schema_extra(named: set[str]) -> dict[str, Any]:
-    """The Action schema's keywords from the games' declared actions (`Game.actions`): `type`
-    is one of their types, and no field besides theirs is taken (an engine refuses any other).
-    `named`: the fields the Action schema describes itself; every other declared field is
-    described here as an action value. A game that declares no actions leaves Action open.
-
-    The types are a pattern, not an enum: views list Actions too, and a client generated with
-    an enum could not read a view whose legal actions hold a type a new game adds."""
-    games = list(GAMES.values())
-    if not all(g.actions for g in games):
-        return {}
-    types = sorted({t for g in games for t in g.actions})
-    by_game = "; ".join(f"{g.id}: {', '.join(g.actions)}" for g in games)
-    pattern = f"^(?:{'|'.join(_literal(t) for t in types)})$"
-    properties: dict[str, Any] = {"type": {"pattern": pattern, "description": f"by game: {by_game}"}}
-    for name in sorted({f for g in games for fields in g.actions.values() for f in fields} - named):
-        users = "; ".join(
-            f"{g.id} {', '.join(t for t, fields in g.actions.items() if name in fields)}"
-            for g in games
-            if any(name in fields for fields in g.actions.values())
-        )
-        properties[name] = {"description": f"{users} (docs/rules/<game>.md)", "allOf": [ref(ACTION_VALUE)]}
-    return {"properties": properties, "additionalProperties": False}
-
-
 # --- games: seat counts and options ------------------------------------------------------------
 #
 # Made by asking each engine (`Game.validate_options`) rather than from a copy of its rules: the

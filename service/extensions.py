@@ -92,9 +92,13 @@ class ContractPlugin(MarshmallowPlugin):
 
 
 def _merge(into: dict, extra: dict) -> None:
-    """`extra` added to `into`, object into object (a field's keywords join its own)."""
+    """`extra` added to `into`, object into object (a field's keywords join its own); a key
+    whose value in `extra` is None is taken out (a schema whose component is a union of named
+    schemas drops the fields it documents them with: service/contract.py)."""
     for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
+        if value is None:
+            into.pop(key, None)
+        elif isinstance(value, dict) and isinstance(into.get(key), dict):
             _merge(into[key], value)
         else:
             into[key] = value

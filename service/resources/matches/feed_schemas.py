@@ -6,6 +6,7 @@ from __future__ import annotations
 import marshmallow as ma
 
 from service.extensions import Schema
+from service.game_schemas import event_schema_replacement
 from service.resources.matches.schemas import MAX_SEQ, AsIs
 from service.store import EVENTS_PAGE
 
@@ -58,6 +59,11 @@ class EventSchema(Schema):
     seq = ma.fields.Integer(required=True)
     type = ma.fields.String(required=True)
     seat = ma.fields.Integer()
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        # Documented as each game's events by type (service/game_schemas.py).
+        return event_schema_replacement()
 
 
 class EventsSchema(Schema):
