@@ -124,12 +124,20 @@ def seat_counts(game: Game) -> list[int]:
     return [n for n in SEATS if _takes(game, {}, n)]
 
 
+def default_inside(value: Any, kind: str | list[str]) -> dict[str, Any]:
+    """A request field's default, said one level down (with the field's `kind`, so a generator
+    reads the level as that type): client generators (openapi-typescript) make a field with a
+    `default` of its own required, though a client may leave it out."""
+    return {"allOf": [{"type": kind, "default": value}]}
+
+
 def _option_schema(option: Option) -> dict[str, Any]:
-    out: dict[str, Any] = {"description": option.description, "default": option.default}
+    kind = option.type
+    types: str | list[str] = [kind, "null"] if option.default is None else kind
+    out: dict[str, Any] = {"description": option.description, **default_inside(option.default, types)}
     if option.choices is not None:
         out["enum"] = list(option.choices)
-    kind = option.type
-    out["type"] = [kind, "null"] if option.default is None else kind
+    out["type"] = types
     if option.minimum is not None:
         out["minimum"] = option.minimum
     if option.maximum is not None:
@@ -160,9 +168,12 @@ def _int_bounds(game: Game, seats: int) -> dict[str, Any]:
             lo = _edge(game, name, seats, hi, lo - 1) if _takes(game, {name: hi}, seats) else hi + 1
         if lo <= hi and not _takes(game, {name: hi}, seats):
             hi = _edge(game, name, seats, lo, hi + 1)
-        bounds = {k: v for k, v in (("minimum", lo), ("maximum", hi)) if v != getattr(option, k)}
+        bounds: dict[str, Any] = {
+            k: v for k, v in (("minimum", lo), ("maximum", hi)) if v != getattr(option, k)
+        }
         if bounds:
-            out[name] = bounds
+            # The type again: a generator reads a seat count's bounds apart from the option.
+            out[name] = {"type": _option_schema(option)["type"], **bounds}
     return out
 
 

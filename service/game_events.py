@@ -36,7 +36,7 @@ SERVICE: dict[str, Schema] = {
     "claim": obj("", {"seat": INT, "name": nullable(STR)}),
     "match_started": obj("", {}),
     "rematch": obj("", {"match": STR, "seat": INT}),
-    "timed_out": obj("", {"seat": INT, "on_timeout": {"enum": ["auto", "resign"]}}),
+    "timed_out": obj("", {"seat": INT, "on_timeout": {"type": "string", "enum": ["auto", "resign"]}}),
     # A hint was given (service/hints.py): public, without the move.
     "hint": obj("", {"seat": INT, "hints_used": INT}),
 }

@@ -63,7 +63,11 @@ SCORES = by_seat(INT, "the match score")
 
 
 def _meld(description: str, required: dict[str, Schema], optional: dict[str, Schema] | None = None) -> Schema:
-    return obj(description, {"kind": {"enum": ["set", "run"]}, "cards": CARDS, **required}, optional)
+    return obj(
+        description,
+        {"kind": {"type": "string", "enum": ["set", "run"]}, "cards": CARDS, **required},
+        optional,
+    )
 
 
 PIECES: dict[str, Schema] = {

@@ -17,7 +17,7 @@ from engines.registry import GAMES
 from service.contract import _pascal, ref
 from service.contract_actions import TEMPLATES, game_action_name, legal_action_name
 from service.game_events import EVENTS, RATING, SERVICE
-from service.game_parts import BOOL, INT, PIECES, SCORES, VIEWS, Schema, array, described, nullable, obj
+from service.game_parts import BOOL, INT, PIECES, SCORES, STR, VIEWS, Schema, array, described, nullable, obj
 
 EVENT_BASE: dict[str, Schema] = {
     "seq": described("the event's number in the match, from 1", INT),
@@ -170,3 +170,35 @@ def component(schema) -> dict:
     spec = APISpec("component", "1", "3.1.0", plugins=[ContractPlugin()])
     spec.components.schema("Component", schema=schema)
     return spec.to_dict()["components"]["schemas"]["Component"]
+
+
+def answer_components(option_value: Schema) -> dict[str, Schema]:
+    """The shapes other answers' maps hold: an option's description in GET /v1/games, a
+    player's rating, the messages of a validation error, and the app's own metadata values (the
+    one value the contract leaves free: the app decides what it holds)."""
+    return {
+        "GameOption": obj(
+            'One option of a game: its JSON type, default and allowed values (docs/api.md, "Endpoints")',
+            {
+                "type": {"type": "string", "enum": ["integer", "boolean", "string"]},
+                "default": option_value,
+                "description": STR,
+            },
+            {"choices": array(option_value), "minimum": INT, "maximum": INT},
+        ),
+        "PlayerRating": obj(
+            'A player\'s rating in one game (docs/integrating.md, "Ratings")',
+            {"rating": {"type": "number"}, "mu": {"type": "number"}, "sigma": {"type": "number"}},
+            {"matches": INT},
+        ),
+        "ValidationMessages": {
+            "description": "What is wrong with each part of a refused request: by location, then field (a"
+            " list's item by its index), down to the messages",
+            "type": "object",
+            "additionalProperties": {"anyOf": [array(STR), ref("ValidationMessages")]},
+        },
+        "MetadataValue": {
+            "description": "Any JSON value: the app's own data on a player, kept as sent (free-form by"
+            " design)"
+        },
+    }

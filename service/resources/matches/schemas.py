@@ -13,17 +13,17 @@ from engines.base import BOT_LEVELS
 from engines.cards import ALL_CODES, STANDARD_52
 from engines.registry import GAMES
 from service.contract import (
-    ACTION_VALUE,
     action_value_components,
     char_class,
     create_match_extra,
+    default_inside,
     name_pattern,
     ref,
 )
 from service.contract_actions import CARD_CODE, action_components, action_schema_replacement, card_components
 from service.extensions import Schema
 from service.fair_seeds import CLIENT_SEED_LENGTH
-from service.game_schemas import component, view_components, view_schema_replacement
+from service.game_schemas import answer_components, component, view_components, view_schema_replacement
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
@@ -117,6 +117,10 @@ OPTION_VALUE = ma.fields.Raw(
 )
 
 
+# A map of a match's options by name, as answers show them (defaults filled in).
+OPTIONS = {"additionalProperties": OPTION_VALUE.metadata}
+
+
 def _check_action_value(value: Any, depth: int = 0) -> None:
     """An action field is a card code, a number, a meld id, or lists and objects of those:
     shallow, with small integers (an index or a bid). Deeper or larger is refused here."""
@@ -136,13 +140,9 @@ def _check_action_value(value: Any, depth: int = 0) -> None:
 
 
 def action_field(description: str) -> ma.fields.Raw:
-    return ma.fields.Raw(
-        validate=_check_action_value,
-        metadata={
-            "description": f"{description} (integers 0–{ACTION_INT}, at most {ACTION_DEPTH} levels deep)",
-            "allOf": [ref(ACTION_VALUE)],
-        },
-    )
+    """A field of some game's actions, bounded before the engine sees it; the document describes
+    it in each game's typed actions (service/contract_actions.py)."""
+    return ma.fields.Raw(validate=_check_action_value, metadata={"description": description})
 
 
 # The components Action refers to: the card codes, each game's actions made from its engine
@@ -240,6 +240,7 @@ class CreateMatchSchema(Schema):
         # a seed of the creator's own is refused while a seat is open (docs/api.md, "Fair
         # deals"), unless the server runs with CARDTABLE_ALLOW_STACKED_DECK=1.
         extra = create_match_extra()
+        extra["properties"] = {"listed": {"default": None, **default_inside(False, "boolean")}}
         seeded = {"required": ["seed"], "properties": {"seed": {"type": "integer"}}}
         no_open = {"properties": {"seats": {"items": {"properties": {"kind": {"not": {"const": "open"}}}}}}}
         extra["allOf"].append({"if": seeded, "then": no_open})
@@ -434,8 +435,10 @@ class ViewSchema(ViewBaseSchema):
         return view_schema_replacement()
 
 
-# The common fields of every game's View (service/game_schemas.py refers to them).
+# The common fields of every game's View (service/game_schemas.py refers to them), and the
+# shapes the other answers' maps hold.
 ACTION_VALUES["ViewBase"] = component(ViewBaseSchema)
+ACTION_VALUES.update(answer_components(dict(OPTION_VALUE.metadata)))
 
 
 class ActionSchema(Schema):
