@@ -507,6 +507,11 @@ VARIANTS = {
     "json-debug": ("service.wsgi:app", {"CARDTABLE_LOG_FORMAT": "json", "CARDTABLE_LOG_LEVEL": "DEBUG"}),
     "text-debug": ("service.wsgi:app", {"CARDTABLE_LOG_LEVEL": "DEBUG"}),
     "traced": ("bench.traced_wsgi:app", {}),
+    # One trace in ten recorded, as the SDK's standard sampler variables set it.
+    "traced-10": (
+        "bench.traced_wsgi:app",
+        {"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.1"},
+    ),
 }
 
 
