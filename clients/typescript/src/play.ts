@@ -15,7 +15,7 @@ const TABLES: { game: Game; bots: number; options: NonNullable<CreateMatch["opti
   { game: "zoliky", bots: 1, options: { target_wins: 1 } },
   { game: "three-thirteen", bots: 2, options: {} },
   { game: "zhol", bots: 1, options: { target_wins: 1 } },
-  { game: "spades", bots: 3, options: { target_score: 100 } },
+  { game: "spades", bots: 3, options: { target_score: 50 } },
 ];
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
