@@ -20,17 +20,17 @@ const TABLES: { game: Game; bots: number; options: NonNullable<CreateMatch["opti
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
-// Every call goes through here: a 429 is waited out as its Retry-After says (docs/api.md,
-// "Requests"), and the call made again.
+// Every call goes through here: a 429 (rate limit) or a 503 (the service cannot reach Redis) is
+// waited out as its Retry-After says, and the call made again (docs/api.md, "Requests").
 async function patiently<Answer extends { response: Response }>(
   call: () => Promise<Answer>,
 ): Promise<Answer> {
   for (let tries = 0; tries < 50; tries++) {
     const answer = await call();
-    if (answer.response.status !== 429) return answer;
+    if (answer.response.status !== 429 && answer.response.status !== 503) return answer;
     await sleep(1000 * Number(answer.response.headers.get("Retry-After") ?? "1"));
   }
-  throw new Error("still rate limited after 50 tries");
+  throw new Error("still refused after 50 tries");
 }
 
 // The entries of legal_actions that can be posted as they are: templates (Žolíky's melds, whose
@@ -77,9 +77,11 @@ async function playMatch(table: (typeof TABLES)[number]): Promise<Result> {
       return { game: table.game, status: view.status, rounds: view.round, winners, moves };
     }
     if (view.status === "active" && view.turn.seat === view.you) {
+      // If-Match: a move retried after a 503 that was stored after all is refused, not played twice.
+      const header = { "If-Match": String(view.version) };
       const action = pick(playable(view));
       const posted = await patiently(() =>
-        me.POST("/v1/matches/{match_id}/actions", { params: { path }, body: action }),
+        me.POST("/v1/matches/{match_id}/actions", { params: { path, header }, body: action }),
       );
       if (posted.error !== undefined) throw new Error(`${table.game}: ${JSON.stringify(posted.error)}`);
       moves++;
