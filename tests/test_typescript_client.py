@@ -21,10 +21,11 @@ from tests.test_docs_guides import GUIDE_BASE, blocks, check_output, run_guide
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT = ROOT / "clients" / "typescript"
 PAGE = ROOT / "docs" / "guide" / "typescript-client.md"
-# Fields of the generated types that say nothing of what they hold. The contract's free-form maps
-# (an app player's metadata, a view's options, …) and the untyped action fields come out as
-# `unknown`; counted with untyped_fields below, and never to grow.
-MOST_UNTYPED = 23
+# Fields of the generated types that say nothing of what they hold, counted by untyped_fields
+# below: never to grow. On this document 17: 16 free-form maps (`[key: string]: unknown`: an app
+# player's metadata, a view's table, options and scores, …) and the action fields' innermost
+# value; issue 33 asks for at most 3, the free maps the contract means to be free.
+MOST_UNTYPED = 17
 
 
 def node_and_npm() -> None:
@@ -58,16 +59,28 @@ UNTYPED = re.compile(r"\b(unknown|any)\b")
 NEUTRAL = re.compile(r"\s*&\s*\(?unknown(?:\s*&\s*unknown)*\)?")
 
 
+# `Base & { field?: unknown }`: a part of an `allOf` that bounds a field of the named schema
+# (e.g. a seat number's `maximum` for a table size) without restating its type; the field keeps
+# the base's type, since `T & unknown` is T.
+REFINES = re.compile(r'components\["schemas"\]\["[^"]+"\] & \{$')
+
+
 def untyped_fields(declarations: str) -> list[str]:
     """Each untyped field of generated types as "line N: the line"."""
-    return [
-        f"line {number}: {line.strip()}"
-        for number, line in enumerate(declarations.splitlines(), start=1)
-        if (field := FIELD.match(line)) and UNTYPED.search(NEUTRAL.sub("", field.group(2)))
-    ]
+    found, openers = [], [""]
+    for number, line in enumerate(declarations.splitlines(), start=1):
+        if line.strip().startswith("}"):
+            openers.pop()
+        field = FIELD.match(line)
+        if field and UNTYPED.search(NEUTRAL.sub("", field.group(2))):
+            if not (field.group(2) == "unknown" and REFINES.search(openers[-1])):
+                found.append(f"line {number}: {line.strip()}")
+        if line.endswith("{"):
+            openers.append(line)
+    return found
 
 
-def test_the_untyped_field_count_sees_unknown_fields_and_free_maps_but_not_headers():
+def test_the_untyped_field_count_sees_unknown_fields_and_free_maps_but_not_headers_or_bounds():
     declarations = """
         Action: {
             card?: unknown;
@@ -79,6 +92,12 @@ def test_the_untyped_field_count_sees_unknown_fields_and_free_maps_but_not_heade
         };
         Deep: unknown;
         Options: components["schemas"]["Base"] & unknown;
+        Options2: components["schemas"]["Base"] & {
+            first_dealer?: unknown;
+        };
+        Loose: {
+            first_dealer?: unknown;
+        };
         headers: {
             [name: string]: unknown;
         };
@@ -91,6 +110,7 @@ def test_the_untyped_field_count_sees_unknown_fields_and_free_maps_but_not_heade
         "[key: string]: unknown;",
         "melds: unknown[] | null;",
         "Deep: unknown;",
+        "first_dealer?: unknown;",
     ]
 
 

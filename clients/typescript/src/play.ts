@@ -35,8 +35,14 @@ async function patiently<Answer extends { response: Response }>(
 
 // The entries of legal_actions that can be posted as they are: templates (Žolíky's melds, whose
 // cards are ours to choose) are left alone, and so is resign, so that the match is played out.
+// A loop, not a filter: in the `if`, `template !== true` narrows an entry to the schemas of
+// actions that can be posted, which a filter's callback would not do for the array.
 function playable(view: View): Action[] {
-  return view.legal_actions.filter((action) => action.template !== true && action.type !== "resign");
+  const choices: Action[] = [];
+  for (const action of view.legal_actions) {
+    if (action.template !== true && action.type !== "resign") choices.push(action);
+  }
+  return choices;
 }
 
 function pick<T>(list: T[]): T {
