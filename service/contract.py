@@ -91,31 +91,6 @@ def action_value_components(maximum: int, depth: int) -> dict[str, dict[str, Any
     return out
 
 
-def action_schema_extra(named: set[str]) -> dict[str, Any]:
-    """The Action schema's keywords from the games' declared actions (`Game.actions`): `type`
-    is one of their types, and no field besides theirs is taken (an engine refuses any other).
-    `named`: the fields the Action schema describes itself; every other declared field is
-    described here as an action value. A game that declares no actions leaves Action open.
-
-    The types are a pattern, not an enum: views list Actions too, and a client generated with
-    an enum could not read a view whose legal actions hold a type a new game adds."""
-    games = list(GAMES.values())
-    if not all(g.actions for g in games):
-        return {}
-    types = sorted({t for g in games for t in g.actions})
-    by_game = "; ".join(f"{g.id}: {', '.join(g.actions)}" for g in games)
-    pattern = f"^(?:{'|'.join(_literal(t) for t in types)})$"
-    properties: dict[str, Any] = {"type": {"pattern": pattern, "description": f"by game: {by_game}"}}
-    for name in sorted({f for g in games for fields in g.actions.values() for f in fields} - named):
-        users = "; ".join(
-            f"{g.id} {', '.join(t for t, fields in g.actions.items() if name in fields)}"
-            for g in games
-            if any(name in fields for fields in g.actions.values())
-        )
-        properties[name] = {"description": f"{users} (docs/rules/<game>.md)", "allOf": [ref(ACTION_VALUE)]}
-    return {"properties": properties, "additionalProperties": False}
-
-
 # --- games: seat counts and options ------------------------------------------------------------
 #
 # Made by asking each engine (`Game.validate_options`) rather than from a copy of its rules: the
@@ -149,12 +124,20 @@ def seat_counts(game: Game) -> list[int]:
     return [n for n in SEATS if _takes(game, {}, n)]
 
 
+def default_inside(value: Any, kind: str | list[str]) -> dict[str, Any]:
+    """A request field's default, said one level down (with the field's `kind`, so a generator
+    reads the level as that type): client generators (openapi-typescript) make a field with a
+    `default` of its own required, though a client may leave it out."""
+    return {"allOf": [{"type": kind, "default": value}]}
+
+
 def _option_schema(option: Option) -> dict[str, Any]:
-    out: dict[str, Any] = {"description": option.description, "default": option.default}
+    kind = option.type
+    types: str | list[str] = [kind, "null"] if option.default is None else kind
+    out: dict[str, Any] = {"description": option.description, **default_inside(option.default, types)}
     if option.choices is not None:
         out["enum"] = list(option.choices)
-    kind = option.type
-    out["type"] = [kind, "null"] if option.default is None else kind
+    out["type"] = types
     if option.minimum is not None:
         out["minimum"] = option.minimum
     if option.maximum is not None:
@@ -185,9 +168,12 @@ def _int_bounds(game: Game, seats: int) -> dict[str, Any]:
             lo = _edge(game, name, seats, hi, lo - 1) if _takes(game, {name: hi}, seats) else hi + 1
         if lo <= hi and not _takes(game, {name: hi}, seats):
             hi = _edge(game, name, seats, lo, hi + 1)
-        bounds = {k: v for k, v in (("minimum", lo), ("maximum", hi)) if v != getattr(option, k)}
+        bounds: dict[str, Any] = {
+            k: v for k, v in (("minimum", lo), ("maximum", hi)) if v != getattr(option, k)
+        }
         if bounds:
-            out[name] = bounds
+            # The type again: a generator reads a seat count's bounds apart from the option.
+            out[name] = {"type": _option_schema(option)["type"], **bounds}
     return out
 
 

@@ -90,11 +90,27 @@ class ContractPlugin(MarshmallowPlugin):
             _merge(json_schema, instance.json_schema_extra())
         return json_schema
 
+    def operation_helper(self, path=None, operations=None, **kwargs):
+        """A text answer without a schema (the event streams, /metrics) is a string: said so, a
+        generated client types its body."""
+        super().operation_helper(path=path, operations=operations, **kwargs)
+        for operation in (operations or {}).values():
+            for response in operation.get("responses", {}).values():
+                for media, content in (
+                    (response.get("content") or {}).items() if isinstance(response, dict) else ()
+                ):
+                    if media.startswith("text/") and "schema" not in content:
+                        content["schema"] = {"type": "string"}
+
 
 def _merge(into: dict, extra: dict) -> None:
-    """`extra` added to `into`, object into object (a field's keywords join its own)."""
+    """`extra` added to `into`, object into object (a field's keywords join its own); a key
+    whose value in `extra` is None is taken out (a schema whose component is a union of named
+    schemas drops the fields it documents them with: service/contract.py)."""
     for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
+        if value is None:
+            into.pop(key, None)
+        elif isinstance(value, dict) and isinstance(into.get(key), dict):
             _merge(into[key], value)
         else:
             into[key] = value
@@ -108,7 +124,12 @@ class ErrorSchema(Schema):
     status = ma.fields.String(required=True, metadata={"description": "HTTP reason phrase"})
     message = ma.fields.String(required=True, metadata={"description": "What went wrong, for people"})
     error = ma.fields.String(required=True, metadata={"description": "Machine id, e.g. illegal_action"})
-    errors = ma.fields.Dict(metadata={"description": "Field details for validation errors"})
+    errors = ma.fields.Dict(
+        metadata={
+            "description": "Field details for validation errors",
+            "additionalProperties": {"$ref": "#/components/schemas/ValidationMessages"},
+        }
+    )
     quota = ma.fields.String(
         metadata={"description": "With quota_exceeded: the quota that refused, e.g. bot_matches"}
     )

@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from engines.registry import GAMES
 from tests.api_helpers import cards_in
 from tests.serve_helpers import ROOT, cardtable_serve
 
@@ -60,27 +61,41 @@ def typed_call(fn, **kwargs):
     raise AssertionError("still rate limited")
 
 
-def play_until(gen, client, match_id, seat, done, rng):
-    """Play `seat` with random legal actions (typed Action models from the view) until
-    done(view); wait for the bots by long-polling the events."""
-    from cardtable_client.api.matches import get_events, get_match, play_action, start_round
-    from cardtable_client.models import Action, Events, View, ViewStatus
+def typed_models(gen, game: str):
+    """The generated models of `game`'s view and of each of its action types (SpadesBid,
+    SpadesPlay, ...): the document's per-game schemas, named after the game and the type."""
+    from service.contract import _pascal
 
+    models = importlib.import_module("cardtable_client.models")
+    p = _pascal(game)
+    view = getattr(models, f"{p}View")
+    actions = tuple(getattr(models, f"{p}{_pascal(kind)}") for kind in GAMES[game].actions)
+    return view, actions
+
+
+def play_until(gen, client, match_id, seat, done, rng, game):
+    """Play `seat` with random legal actions (the game's typed action models, read from the
+    view) until done(view); wait for the bots by long-polling the events."""
+    from cardtable_client.api.matches import get_events, get_match, play_action, start_round
+    from cardtable_client.models import Events, ViewBaseStatus
+
+    view_model, action_models = typed_models(gen, game)
     view = typed_call(get_match, match_id=match_id, client=client).parsed
     seen = 0
     for _ in range(5000):
-        assert isinstance(view, View)
+        # The view is parsed as the game's own model (chosen by `game`), its table typed.
+        assert isinstance(view, view_model), type(view)
         if done(view):
             return view
-        if view.status == ViewStatus.ACTIVE and view.turn.seat == seat:
+        if view.status == ViewBaseStatus.ACTIVE and view.turn.seat == seat:
             # The seat plays on to the end: resign (listed for every seat) is left alone.
             action = rng.choice([a for a in view.legal_actions if a.type_ != "resign"])
-            assert isinstance(action, Action)
+            assert isinstance(action, action_models), type(action)
             resp = typed_call(play_action, match_id=match_id, client=client, body=action)
             assert resp.status_code == 200, resp.content
             view = resp.parsed
             continue
-        if view.status == ViewStatus.ROUND_OVER and view.host == seat:
+        if view.status == ViewBaseStatus.ROUND_OVER and view.host == seat:
             view = typed_call(start_round, match_id=match_id, client=client).parsed
             continue
         events = typed_call(get_events, match_id=match_id, client=client, after=seen, wait=5.0).parsed
@@ -127,14 +142,27 @@ def _timeout():
 
 def test_generated_client_plays_a_whole_spades_match_against_three_bots(gen, base):
     from cardtable_client.api.matches import get_history, play_action
-    from cardtable_client.models import Action, Error, History, ViewStatus
+    from cardtable_client.models import (
+        Error,
+        History,
+        SpadesPlay,
+        SpadesRoundResult,
+        SpadesTable,
+        StandardCardCode,
+        ViewBaseStatus,
+    )
 
     match_id, me = create(gen, base, "spades", ["human", "medium", "medium", "medium"], target_score=100)
-    view = play_until(gen, me, match_id, 0, lambda v: v.status == ViewStatus.FINISHED, random.Random(1))
+    finished = lambda v: v.status == ViewBaseStatus.FINISHED  # noqa: E731
+    view = play_until(gen, me, match_id, 0, finished, random.Random(1), "spades")
     assert view.winners and set(view.winners) in ({0, 2}, {1, 3})
     assert view.round_ >= 1 and view.hand is not None
-    # A refused move comes back as the documented Error model, not an untyped blob.
-    resp = typed_call(play_action, match_id=match_id, client=me, body=Action(type_="play", card="2C"))
+    # The game's parts are typed models too: the table, the last hand's reckoning.
+    assert isinstance(view.table, SpadesTable) and view.table.target_score == 100
+    assert isinstance(view.round_result, SpadesRoundResult) and len(view.round_result.hands) == 4
+    # A move built from the typed models; a refused one comes back as the documented Error.
+    move = SpadesPlay(type_="play", card=StandardCardCode("2C"))
+    resp = typed_call(play_action, match_id=match_id, client=me, body=move)
     assert resp.status_code == 409 and isinstance(resp.parsed, Error)
     assert resp.parsed.error == "match_not_active"
     history = typed_call(get_history, match_id=match_id, client=me).parsed
@@ -144,12 +172,13 @@ def test_generated_client_plays_a_whole_spades_match_against_three_bots(gen, bas
 
 
 def test_generated_client_plays_a_three_thirteen_round_against_bots(gen, base):
-    from cardtable_client.models import ViewStatus
+    from cardtable_client.models import ThreeThirteenRoundResult, ViewBaseStatus
 
     match_id, me = create(gen, base, "three-thirteen", ["human", "easy", "hard"])
-    view = play_until(gen, me, match_id, 0, lambda v: v.status == ViewStatus.ROUND_OVER, random.Random(2))
-    assert view.round_ == 1 and view.round_result is not None
-    assert view.round_result.to_dict() and len(view.players) == 3
+    over = lambda v: v.status == ViewBaseStatus.ROUND_OVER  # noqa: E731
+    view = play_until(gen, me, match_id, 0, over, random.Random(2), "three-thirteen")
+    assert view.round_ == 1 and isinstance(view.round_result, ThreeThirteenRoundResult)
+    assert len(view.round_result.players) == 3 and len(view.players) == 3
 
 
 def test_generated_client_finds_a_seat_through_the_lobby(gen, base):

@@ -2,6 +2,7 @@
 
 import marshmallow as ma
 
+from service.contract import ref
 from service.extensions import Schema
 
 
@@ -21,9 +22,11 @@ class GameSchema(Schema):
     variants = ma.fields.List(ma.fields.String(), required=True)
     options = ma.fields.Dict(
         keys=ma.fields.String(),
-        values=ma.fields.Dict(),
         required=True,
-        metadata={"description": "option name → {type, default, description, choices?, minimum?, maximum?}"},
+        metadata={
+            "description": "option name → {type, default, description, choices?, minimum?, maximum?}",
+            "additionalProperties": ref("GameOption"),
+        },
     )
     bot_levels = ma.fields.List(ma.fields.String(), required=True)
 

@@ -3,12 +3,14 @@
 import marshmallow as ma
 
 from service.extensions import Schema
+from service.resources.matches.schemas import AsIs
 
 
 class HintSchema(Schema):
     """The pro bot's action for your seat now, why, and the hint count after this one."""
 
-    action = ma.fields.Dict(
+    action = AsIs(
+        "ActionSchema",
         required=True,
         allow_none=True,
         metadata={"description": "the action the pro bot would take now, postable as it is to /actions"},

@@ -7,7 +7,7 @@ from engines.registry import GAMES
 from service.contract import quick_play_extra
 from service.extensions import Schema
 from service.lobby import CURSOR_PATTERN
-from service.resources.matches.schemas import client_seed_field, name_field
+from service.resources.matches.schemas import OPTIONS, client_seed_field, name_field
 
 
 class LobbyQuerySchema(Schema):
@@ -51,7 +51,8 @@ class LobbyMatchSchema(Schema):
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
     options = ma.fields.Dict(
-        required=True, metadata={"description": "the match's options, defaults filled in"}
+        required=True,
+        metadata={"description": "the match's options, defaults filled in", **OPTIONS},
     )
     players = ma.fields.Integer(required=True, metadata={"description": "number of seats"})
     open = ma.fields.Integer(required=True, metadata={"description": "seats still open"})
@@ -74,7 +75,7 @@ class QuickPlaySchema(Schema):
     """The game, options, name and table size a quick player wants, and its seed for the deal."""
 
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
-    options = ma.fields.Dict(keys=ma.fields.String(), load_default=dict)
+    options = ma.fields.Dict(keys=ma.fields.String(), load_default=dict, metadata=OPTIONS)
     # The same name rules as create and join (docs/api.md, "Limits").
     name = name_field()
     players = ma.fields.Integer(

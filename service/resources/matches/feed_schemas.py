@@ -6,7 +6,8 @@ from __future__ import annotations
 import marshmallow as ma
 
 from service.extensions import Schema
-from service.resources.matches.schemas import MAX_SEQ, AsIs
+from service.game_schemas import event_schema_replacement
+from service.resources.matches.schemas import MAX_SEQ, OPTIONS, AsIs
 from service.store import EVENTS_PAGE
 
 SEQ = ma.validate.Range(min=0, max=MAX_SEQ)
@@ -59,6 +60,11 @@ class EventSchema(Schema):
     type = ma.fields.String(required=True)
     seat = ma.fields.Integer()
 
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        # Documented as each game's events by type (service/game_schemas.py).
+        return event_schema_replacement()
+
 
 class EventsSchema(Schema):
     """Events after `after`, oldest first, with the match's current version."""
@@ -87,14 +93,24 @@ class RevealedDealSchema(Schema):
     )
 
 
+class HistorySeatSchema(Schema):
+    """A seat of a match as its history keeps it: who sat there."""
+
+    seat = ma.fields.Integer(required=True)
+    kind = ma.fields.String(required=True, validate=ma.validate.OneOf(["human", "open", "bot"]))
+    name = ma.fields.String(allow_none=True)
+    level = ma.fields.String(metadata={"description": "bots only"})
+    player = ma.fields.String(metadata={"description": "the seat's player: shown to callers of its app only"})
+
+
 class HistorySchema(Schema):
     """A finished or aborted match in full: seats, options, seed, initial deck, revealed deals and every
     event unredacted."""
 
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
-    options = ma.fields.Dict(required=True)
-    seats = ma.fields.List(ma.fields.Dict(), required=True)
+    options = ma.fields.Dict(required=True, metadata=OPTIONS)
+    seats = ma.fields.List(AsIs(HistorySeatSchema), required=True)
     seed = ma.fields.Integer(required=True)
     seeded_by_client = ma.fields.Boolean(required=True)
     server_seed = ma.fields.String(

@@ -10,19 +10,20 @@ from typing import Any
 import marshmallow as ma
 
 from engines.base import BOT_LEVELS
-from engines.cards import ALL_CODES
+from engines.cards import ALL_CODES, STANDARD_52
 from engines.registry import GAMES
 from service.contract import (
-    ACTION_VALUE,
-    action_schema_extra,
     action_value_components,
     char_class,
     create_match_extra,
+    default_inside,
     name_pattern,
     ref,
 )
+from service.contract_actions import CARD_CODE, action_components, action_schema_replacement, card_components
 from service.extensions import Schema
 from service.fair_seeds import CLIENT_SEED_LENGTH
+from service.game_schemas import answer_components, component, view_components, view_schema_replacement
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
@@ -116,6 +117,10 @@ OPTION_VALUE = ma.fields.Raw(
 )
 
 
+# A map of a match's options by name, as answers show them (defaults filled in).
+OPTIONS = {"additionalProperties": OPTION_VALUE.metadata}
+
+
 def _check_action_value(value: Any, depth: int = 0) -> None:
     """An action field is a card code, a number, a meld id, or lists and objects of those:
     shallow, with small integers (an index or a bid). Deeper or larger is refused here."""
@@ -135,17 +140,18 @@ def _check_action_value(value: Any, depth: int = 0) -> None:
 
 
 def action_field(description: str) -> ma.fields.Raw:
-    return ma.fields.Raw(
-        validate=_check_action_value,
-        metadata={
-            "description": f"{description} (integers 0–{ACTION_INT}, at most {ACTION_DEPTH} levels deep)",
-            "allOf": [ref(ACTION_VALUE)],
-        },
-    )
+    """A field of some game's actions, bounded before the engine sees it; the document describes
+    it in each game's typed actions (service/contract_actions.py)."""
+    return ma.fields.Raw(validate=_check_action_value, metadata={"description": description})
 
 
-# The components the action fields refer to, made from the same bounds (service/contract.py).
-ACTION_VALUES = action_value_components(ACTION_INT, ACTION_DEPTH)
+# The components Action refers to: the card codes, each game's actions made from its engine
+# (service/contract.py), and the action values of fields no game names, with the same bounds.
+ACTION_VALUES = {
+    **card_components(ALL_CODES, STANDARD_52),
+    **action_components(ACTION_INT, action_value_components(ACTION_INT, ACTION_DEPTH)),
+    **view_components(),
+}
 
 
 class StrictBoolean(ma.fields.Boolean):
@@ -234,6 +240,7 @@ class CreateMatchSchema(Schema):
         # a seed of the creator's own is refused while a seat is open (docs/api.md, "Fair
         # deals"), unless the server runs with CARDTABLE_ALLOW_STACKED_DECK=1.
         extra = create_match_extra()
+        extra["properties"] = {"listed": {"default": None, **default_inside(False, "boolean")}}
         seeded = {"required": ["seed"], "properties": {"seed": {"type": "integer"}}}
         no_open = {"properties": {"seats": {"items": {"properties": {"kind": {"not": {"const": "open"}}}}}}}
         extra["allOf"].append({"if": seeded, "then": no_open})
@@ -349,12 +356,11 @@ class DiscardSchema(Schema):
     count = ma.fields.Integer(required=True)
 
 
-class ViewSchema(Schema):
-    """A match as one viewer sees it: a seat's view holds its hand and legal actions, the public view
-    neither (docs/api.md, "Views")."""
+class ViewBaseSchema(Schema):
+    """The fields of a view every game has (docs/api.md, "Views"); each game's View adds its table,
+    players, scores, round result and legal actions (docs/api.md, "Views and events per game")."""
 
     id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
     options = ma.fields.Dict(required=True)
     status = ma.fields.String(
         required=True, validate=ma.validate.OneOf(["waiting", "active", "round_over", "finished", "aborted"])
@@ -366,15 +372,9 @@ class ViewSchema(Schema):
     )
     host = ma.fields.Integer(allow_none=True, required=True)
     turn = ma.fields.Nested(TurnSchema, required=True)
-    players = ma.fields.List(ma.fields.Nested(PlayerSchema), required=True)
     hand = ma.fields.List(ma.fields.String(), allow_none=True, required=True)
     stock = ma.fields.Integer(required=True)
     discard = ma.fields.Nested(DiscardSchema, allow_none=True, required=True)
-    table = ma.fields.Dict(required=True, metadata={"description": "public game state (melds, bids, trick…)"})
-    scores = ma.fields.Dict(required=True)
-    # Named (not a bare dict) so a generated client can send a legal action back as it is.
-    legal_actions = ma.fields.List(AsIs("ActionSchema"), required=True)
-    round_result = ma.fields.Dict(allow_none=True, required=True)
     winners = ma.fields.List(ma.fields.Integer(), allow_none=True, required=True)
     deal_commitment = ma.fields.String(
         allow_none=True,
@@ -399,6 +399,46 @@ class ViewSchema(Schema):
             " shown from creation on (docs/api.md, Fair deals)"
         },
     )
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        return {
+            "properties": {
+                "hand": {
+                    "items": {**ref(CARD_CODE), "type": None},
+                    "description": "your cards; null for a spectator",
+                },
+                "options": {
+                    "additionalProperties": OPTION_VALUE.metadata,
+                    "description": "the match's options",
+                },
+            }
+        }
+
+
+class ViewSchema(ViewBaseSchema):
+    """A match as one viewer sees it: a seat's view holds its hand and legal actions, the public view
+    neither (docs/api.md, "Views"). By `game`, one of the games' views: the fields of ViewBase and
+    the game's own."""
+
+    game = ma.fields.String(required=True)
+    players = ma.fields.List(ma.fields.Nested(PlayerSchema), required=True)
+    table = ma.fields.Dict(required=True, metadata={"description": "public game state (melds, bids, trick…)"})
+    scores = ma.fields.Dict(required=True)
+    legal_actions = ma.fields.List(AsIs("ActionSchema"), required=True)
+    round_result = ma.fields.Dict(allow_none=True, required=True)
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        # Documented as the union of the games' views (service/game_schemas.py), chosen by
+        # `game`; the fields above are what the tests' marshmallow checks of a view read.
+        return view_schema_replacement()
+
+
+# The common fields of every game's View (service/game_schemas.py refers to them), and the
+# shapes the other answers' maps hold.
+ACTION_VALUES["ViewBase"] = component(ViewBaseSchema)
+ACTION_VALUES.update(answer_components(dict(OPTION_VALUE.metadata)))
 
 
 class ActionSchema(Schema):
@@ -431,7 +471,9 @@ class ActionSchema(Schema):
 
     @classmethod
     def json_schema_extra(cls) -> dict:
-        return action_schema_extra(set(cls._declared_fields))
+        # Documented as each game's typed actions; the fields above keep the bounds the service
+        # checks before the engine (which refuses any other shape with 422 validation_error).
+        return action_schema_replacement()
 
     @ma.validates_schema(pass_original=True)
     def _bounded_extras(self, data, original, **kwargs):

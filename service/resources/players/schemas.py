@@ -4,10 +4,14 @@ import json
 
 import marshmallow as ma
 
+from service.contract import ref
 from service.extensions import Schema
 from service.notices import TYPES
 from service.players import MAX_METADATA
 from service.resources.matches.schemas import name_field
+
+# The app's metadata of a player: any JSON values, its own (the typed contract leaves them free).
+METADATA = {"additionalProperties": ref("MetadataValue")}
 
 MATCH_STATUSES = ["waiting", "active", "round_over", "finished", "aborted"]
 
@@ -24,7 +28,10 @@ class PutPlayerSchema(Schema):
     metadata = ma.fields.Dict(
         keys=ma.fields.String(validate=ma.validate.Length(max=64)),
         validate=_small,
-        metadata={"description": f"the app's own data on the player (at most {MAX_METADATA} bytes as JSON)"},
+        metadata={
+            "description": f"the app's own data on the player (at most {MAX_METADATA} bytes as JSON)",
+            **METADATA,
+        },
     )
 
 
@@ -33,10 +40,14 @@ class AppPlayerSchema(Schema):
 
     player = ma.fields.String(required=True, metadata={"description": "the app's own id of the player"})
     name = ma.fields.String(required=True)
-    metadata = ma.fields.Dict(required=True)
+    metadata = ma.fields.Dict(required=True, metadata=METADATA)
     created = ma.fields.Float(required=True, metadata={"description": "Unix time the player was made"})
     ratings = ma.fields.Dict(
-        required=True, metadata={"description": "rating per game of rated matches (empty until one ends)"}
+        required=True,
+        metadata={
+            "description": "rating per game of rated matches (empty until one ends)",
+            "additionalProperties": ref("PlayerRating"),
+        },
     )
 
 
@@ -57,7 +68,7 @@ class MeSchema(Schema):
     player = ma.fields.String(required=True, metadata={"description": "the app's own id of the player"})
     name = ma.fields.String(required=True)
     app = ma.fields.String(required=True, metadata={"description": "the app the player belongs to"})
-    metadata = ma.fields.Dict(required=True)
+    metadata = ma.fields.Dict(required=True, metadata=METADATA)
     created = ma.fields.Float(required=True, metadata={"description": "Unix time the player was made"})
 
 
@@ -144,7 +155,8 @@ class FeedEntrySchema(Schema):
     data = ma.fields.Dict(
         required=True,
         metadata={
-            "description": '`match`, `game` and the fields of the type (docs/api.md, "A player\'s events")'
+            "description": '`match`, `game` and the fields of the type (docs/api.md, "A player\'s events");'
+            " free-form in this document by design: a notice type may gain fields"
         },
     )
 
