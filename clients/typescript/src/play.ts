@@ -63,7 +63,7 @@ async function playMatch(table: (typeof TABLES)[number]): Promise<Result> {
   const anyone = createClient<paths>({ baseUrl: BASE });
   const seats: CreateMatch["seats"] = [{ kind: "human", name: "Ana" }];
   for (let i = 0; i < table.bots; i++) seats.push({ kind: "bot", level: "easy" });
-  const body: CreateMatch = { game: table.game, seats, options: table.options, listed: false };
+  const body: CreateMatch = { game: table.game, seats, options: table.options };
   const created = await patiently(() => anyone.POST("/v1/matches", { body }));
   if (created.data === undefined) throw new Error(`${table.game}: ${JSON.stringify(created.error)}`);
   const token = created.data.seats[0]?.token;
