@@ -127,7 +127,13 @@ class ErrorSchema(Schema):
     errors = ma.fields.Dict(
         metadata={
             "description": "Field details for validation errors",
-            "additionalProperties": {"$ref": "#/components/schemas/ValidationMessages"},
+            # By location (json, headers, query), then field: messages or a nested part.
+            "additionalProperties": {
+                "anyOf": [
+                    {"type": "array", "items": {"type": "string"}},
+                    {"$ref": "#/components/schemas/ValidationMessages"},
+                ]
+            },
         }
     )
     quota = ma.fields.String(

@@ -2,7 +2,9 @@
 openapi/openapi.json, with every check the installed schemathesis has: no 5xx, every response
 fits its schema, status codes, content types and headers; what the schema admits is taken and
 what it does not is refused; required headers, methods and `Allow`; the token's enforcement.
-The few exclusions are each one check for named operations, with its reason (`EXCLUDED`).
+The few exclusions are each one check for named operations, with its reason (`EXCLUDED`); a
+move may be refused by the match it is sent to (`STATUSES`, held to its reasons by a check of
+tests/schemathesis_hooks.py).
 
 Bounded so CI spends about a minute or two here: a fixed seed, 25 examples per operation, every
 phase (examples, coverage, fuzzing, and stateful runs that follow the spec's links from a
@@ -36,37 +38,6 @@ LINKED_TOKEN_CALLS = ["playAction", "startRound", "endMatch", "leaveMatch", "inv
 # (check, operations, phase or None for all, why). Nothing else is left out.
 EXCLUDED = [
     (
-        "positive_data_acceptance",
-        ["playAction"],
-        None,
-        # A move the schema admits can still be refused: the rules forbid it (422
-        # illegal_action), it is another game's move or a field of the wrong kind for this game
-        # (422 validation_error from the engine: Action is one schema for every game until
-        # #33 types it per game), or If-Match names a version the match is not at (412). No
-        # schema of a body says whose turn it is or what the hand holds.
-        "a schema-valid move may break the rules, or fit another game (until #33)",
-    ),
-    (
-        "positive_data_acceptance",
-        ["createMatch"],
-        None,
-        # One rule of the body is not in its schema: a `client_seed` needs a human seat of the
-        # creator's to belong to (422 otherwise; docs/api.md, "Fair deals"). JSON Schema could
-        # say it (`seats` `contains` a human seat when `client_seed` is a string), but
-        # schemathesis cannot generate bodies from that rule beside the per-game ones (it
-        # reports a schema error for the whole operation), so the rule is left to the server.
-        "a client_seed without a human seat is refused; the generator cannot take that rule",
-    ),
-    (
-        "positive_data_acceptance",
-        ["quickPlay"],
-        None,
-        # The option `rated` the schema admits is for players of one app: quick play with it
-        # needs a player token (422 without; docs/integrating.md, "Ratings"), a credential the
-        # generator does not send. Every other option is checked.
-        "rated: true needs a player token, which the generator does not have",
-    ),
-    (
         "ignored_auth",
         LINKED_TOKEN_CALLS,
         "stateful",
@@ -75,6 +46,22 @@ EXCLUDED = [
         # check that a missing or made-up token is refused (401), and so does
         # tests/test_contract_enforced.py.
         "a link's real token is taken for a generated one",
+    ),
+]
+# (check, operations, statuses taken besides the check's own, why).
+STATUSES = [
+    (
+        "positive_data_acceptance",
+        ["playAction"],
+        ["412", "422"],
+        # A move the schema admits (one of some game's actions, with an If-Match of the right
+        # form) can still be refused by the match it is sent to: the rules forbid it now (422
+        # illegal_action), it is another game's move (422 validation_error: Action is any
+        # game's), or If-Match names a version the match is not at (412). No schema of a body
+        # says whose turn it is, what the hand holds or which game the match is.
+        # tests/schemathesis_hooks.py's move_refused_by_the_match_only holds each 422 to those
+        # reasons: a move of the match's own game's schema is never refused as malformed.
+        "a schema-valid move may break the rules, fit another game, or be stale",
     ),
 ]
 # Not enabled: max_response_time, the one check with a limit to set. Tests here assert no
@@ -139,6 +126,11 @@ def config_file(path) -> str:
         where = f"phases.{phase}.checks" if phase else "checks"
         lines.append(f"[[operations]]\ninclude-operation-id = {json.dumps(operations)}")
         lines.append(f"{where}.{check}.enabled = false\n")
+    for check, operations, statuses, _ in STATUSES:
+        assert check in all_checks(), check
+        taken = ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx", *statuses]
+        lines.append(f"[[operations]]\ninclude-operation-id = {json.dumps(operations)}")
+        lines.append(f"checks.{check}.expected-statuses = {json.dumps(taken)}\n")
     path.write_text("\n".join(lines), encoding="utf-8")
     return str(path)
 

@@ -176,3 +176,20 @@ def api_playout(api: Api, contract: Contract, game: str, seed: int, budget: int)
 @pytest.mark.parametrize("game", sorted(TABLES))
 def test_every_view_event_and_body_of_random_api_playouts_fits_its_games_schema(api, contract, game):
     api_playout(api, contract, game, 300, 150)
+
+
+def test_every_schema_of_the_document_says_what_it_is(served):
+    # Client generators turn each description into the model's doc comment.
+    schemas = served["components"]["schemas"]
+    assert not [name for name, schema in schemas.items() if not schema.get("description")]
+
+
+def test_each_games_action_union_is_discriminated_by_type_and_each_view_by_game(served):
+    schemas = served["components"]["schemas"]
+    for game in GAMES.values():
+        p = _pascal(game.id)
+        mapping = schemas[f"{p}Action"]["discriminator"]["mapping"]
+        assert set(mapping) == set(game.actions)
+        assert schemas["View"]["discriminator"]["mapping"][game.id] == f"#/components/schemas/{p}View"
+        events = schemas[f"{p}Event"]["discriminator"]["mapping"]
+        assert set(game.event_types()) <= set(events)

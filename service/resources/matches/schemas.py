@@ -24,6 +24,7 @@ from service.contract_actions import CARD_CODE, action_components, action_schema
 from service.extensions import Schema
 from service.fair_seeds import CLIENT_SEED_LENGTH
 from service.game_schemas import answer_components, component, view_components, view_schema_replacement
+from service.resources.matches.fields import AsIs, StrictBoolean
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
@@ -78,14 +79,14 @@ def name_field(required: bool = False) -> ma.fields.String:
     )
 
 
-def client_seed_field() -> ma.fields.String:
+def client_seed_field(where: str = "") -> ma.fields.String:
     return ma.fields.String(
         allow_none=True,
         validate=ma.validate.Length(max=CLIENT_SEED_LENGTH),
         metadata={
             "description": f"your seed for the deal, at most {CLIENT_SEED_LENGTH} characters: chained with"
             " the server's seed when the match starts, so nobody alone can choose the cards (docs/api.md,"
-            " Fair deals)",
+            " Fair deals)" + where,
         },
     )
 
@@ -154,23 +155,6 @@ ACTION_VALUES = {
 }
 
 
-class StrictBoolean(ma.fields.Boolean):
-    """true or false, as the contract says: marshmallow's Boolean also takes 1, "yes", "on"."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if type(value) is not bool:
-            raise self.make_error("invalid")
-        return value
-
-
-class AsIs(ma.fields.Nested):
-    """Documented as its named schema (a generated client gets a model), written out as the dict
-    it is: events and actions carry more fields than the schema names, by type and game."""
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        return value
-
-
 class SeatInSchema(Schema):
     """A seat as the creator asks for it: `human` (token now), `open` (someone joins) or `bot` with a
     `level`."""
@@ -185,7 +169,13 @@ class SeatInSchema(Schema):
 
     @classmethod
     def json_schema_extra(cls) -> dict:
-        return {"if": {"required": ["level"]}, "then": {"properties": {"kind": {"const": "bot"}}}}
+        # A level is a bot's, a player a person's (the checks below).
+        return {
+            "allOf": [
+                {"if": {"required": ["level"]}, "then": {"properties": {"kind": {"const": "bot"}}}},
+                {"if": {"required": ["player"]}, "then": {"properties": {"kind": {"const": "human"}}}},
+            ]
+        }
 
     @ma.validates_schema
     def _player_only_for_humans(self, data, **kwargs):
@@ -223,7 +213,7 @@ class CreateMatchSchema(Schema):
         metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
     # The creator's first human seat's (service/fair_seeds.py, give_creator_seed).
-    client_seed = client_seed_field()
+    client_seed = client_seed_field("; it is your first human seat's: a string needs one in `seats`")
 
     @ma.validates_schema
     def _client_seed_needs_a_human_seat(self, data, **kwargs):
@@ -488,7 +478,13 @@ class ActionHeadersSchema(Schema):
     """Optional headers of a move: If-Match and Idempotency-Key (docs/api.md, "Requests")."""
 
     if_match = ma.fields.String(
-        data_key="If-Match", metadata={"description": 'expected version, e.g. "17"', "example": '"17"'}
+        data_key="If-Match",
+        metadata={
+            "description": 'expected version, e.g. "17" (a view\'s ETag is taken too)',
+            "example": '"17"',
+            # What routes.py's _IF_MATCH takes (anything else is 412 version_conflict).
+            "pattern": '^\\s*(?:W/)?"?[0-9]{1,15}(?:-[0-9]{1,2})?"?\\s*$',
+        },
     )
     idempotency_key = ma.fields.String(
         data_key="Idempotency-Key",
