@@ -120,8 +120,11 @@ GAMES = ["zoliky", "three-thirteen", "zhol", "spades"]
 
 
 def test_every_game_has_a_guide_whose_shell_blocks_show_their_output():
-    # Besides one page per game, the generated Python client's (tests/test_docs_python_client.py).
-    assert sorted(p.stem for p in GUIDES.glob("*.md")) == sorted([*GAMES, "python-client"])
+    # Besides one page per game, the generated Python client's (tests/test_docs_python_client.py)
+    # and the TypeScript client's (tests/test_typescript_client.py).
+    assert sorted(p.stem for p in GUIDES.glob("*.md")) == sorted(
+        [*GAMES, "python-client", "typescript-client"]
+    )
     for game in GAMES:
         todo = steps(GUIDES / f"{game}.md")
         assert len(todo) >= 6 and sum(expected is not None for _, expected in todo) >= 5, game
