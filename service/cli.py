@@ -167,7 +167,17 @@ def _supervise(children: list[_Child]) -> int:
     return code
 
 
+def checked_config() -> Config:
+    """The configuration from the environment, or the command stops with one line saying which
+    setting is wrong (not a traceback from each process it would start)."""
+    try:
+        return Config.from_env()
+    except ValueError as e:
+        sys.exit(f"cardtable: {e}")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    checked_config()
     log.info("open-file limit %s", raise_open_file_limit())
     env = dict(os.environ)
     children: list[_Child] = []
@@ -217,6 +227,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from workers.worker import run
 
+    checked_config()
     return run(args.queue, args.burst, not args.no_scheduler, args.log_level, args.webhooks)
 
 

@@ -119,13 +119,17 @@ class Config:
                 continue
             raw = env[name]
             current = getattr(cfg, f.name)
-            if isinstance(current, bool):
-                value: object = _flag(raw)
-            elif isinstance(current, int):
-                value = int(raw)
-            elif isinstance(current, float):
-                value = float(raw)
-            else:
-                value = raw
+            try:
+                if isinstance(current, bool):
+                    value: object = _flag(raw)
+                elif isinstance(current, int):
+                    value = int(raw)
+                elif isinstance(current, float):
+                    value = float(raw)
+                else:
+                    value = raw
+            except ValueError:
+                kind = "an integer" if isinstance(current, int) else "a number"
+                raise ValueError(f"{name} must be {kind}, not {raw!r}") from None
             setattr(cfg, f.name, value)
         return cfg

@@ -72,7 +72,7 @@ def test_loadtest_shows_the_end_of_the_service_log_when_the_service_does_not_sta
     done = loadtest("--run-time", "5s", "--service-log", str(service_log), CARDTABLE_RATE_LIMIT="many")
     assert done.returncode != 0
     assert "did not start" in done.stderr and str(service_log) in done.stderr, done.stderr
-    assert "invalid literal for int() with base 10: 'many'" in done.stderr, done.stderr
+    assert "cardtable: CARDTABLE_RATE_LIMIT must be an integer, not 'many'" in done.stderr, done.stderr
     assert "Aggregated" not in done.stdout + done.stderr
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import requests
 
 from tests.serve_helpers import ROOT, cardtable_serve
@@ -119,10 +120,28 @@ def test_errors_carry_the_request_id_too(client):
     assert resp.headers["X-Request-Id"] == "bad-create-1"
 
 
-def test_a_mistyped_log_setting_stops_the_command_with_a_clear_message():
-    env = {**os.environ, "CARDTABLE_LOG_FORMAT": "xml", "PYTHONPATH": ROOT}
+@pytest.mark.parametrize(
+    "command, setting, value, message",
+    [
+        ("openapi", "CARDTABLE_LOG_FORMAT", "xml", "CARDTABLE_LOG_FORMAT is one of text, json, not 'xml'"),
+        (
+            "worker",
+            "CARDTABLE_RATE_LIMIT",
+            "many",
+            "cardtable: CARDTABLE_RATE_LIMIT must be an integer, not 'many'",
+        ),
+        (
+            "serve",
+            "CARDTABLE_BOT_DELAY",
+            "soon",
+            "cardtable: CARDTABLE_BOT_DELAY must be a number, not 'soon'",
+        ),
+    ],
+)
+def test_a_mistyped_setting_stops_the_command_with_one_clear_line(command, setting, value, message):
+    env = {**os.environ, setting: value, "PYTHONPATH": ROOT, "REDIS_URL": "redis://127.0.0.1:1/0"}
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "openapi"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "service.cli", command], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode != 0
-    assert "CARDTABLE_LOG_FORMAT is one of text, json, not 'xml'" in done.stderr
+    assert done.stderr.strip().splitlines() == [message]
