@@ -495,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         logs.configure()
     except ValueError as e:  # CARDTABLE_LOG_LEVEL or _FORMAT mistyped
-        sys.exit(str(e))
+        sys.exit(f"cardtable: {e}")
     args = build_parser().parse_args(argv)
     return args.func(args)
 

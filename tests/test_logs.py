@@ -123,7 +123,12 @@ def test_errors_carry_the_request_id_too(client):
 @pytest.mark.parametrize(
     "command, setting, value, message",
     [
-        ("openapi", "CARDTABLE_LOG_FORMAT", "xml", "CARDTABLE_LOG_FORMAT is one of text, json, not 'xml'"),
+        (
+            "openapi",
+            "CARDTABLE_LOG_FORMAT",
+            "xml",
+            "cardtable: CARDTABLE_LOG_FORMAT is one of text, json, not 'xml'",
+        ),
         (
             "worker",
             "CARDTABLE_RATE_LIMIT",
