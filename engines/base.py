@@ -271,6 +271,8 @@ class Game:
     # The state key holding the seat to move while the match is active. A game sets this rather
     # than overriding `to_move`: `apply` reads the key directly for the usual move's Step.
     turn_key: ClassVar[str] = "turn"
+    # Events after which the seat to move starts a new turn though it moved last (Spades' trick).
+    turn_ends: ClassVar[frozenset[str]] = frozenset()
 
     def to_move(self, state: State) -> int | None:
         """The seat whose decision the match waits for, or None."""
@@ -468,16 +470,14 @@ class Game:
         """A copy of the last round's result for a view (a game with a fixed shape may copy faster)."""
         return json_copy(result)
 
-    # --- bots ----------------------------------------------------------------------------
-    # The module whose import registers this game's bots (engines/bots.py); no game imports
-    # its bots, so the rules never depend on them. None: every level plays at random.
+    # --- bots: the module whose import registers this game's bots (engines/bots.py); no game
+    # imports its bots, so the rules never depend on them. None: every level plays at random.
     bots_module: ClassVar[str | None] = None
 
     # --- helpers for subclasses --------------------------------------------
     @staticmethod
     def one_field(action: Action, name: str, shape: str) -> Any:
-        """The value of `name` when it is the action's one field besides `type`; else
-        InvalidAction with `shape`, the words that say what the action looks like."""
+        """`name`'s value if it is the action's one field but `type`; else InvalidAction(`shape`)."""
         if len(action) != 2 or name not in action:
             raise InvalidAction(shape)
         return action[name]

@@ -215,7 +215,7 @@ class Match:
         """Whether `step` ended the turn of the seat that moved though that seat moves next."""
         # A game whose seat may take two turns in a row names the events that end one
         # (`turn_ends`: Spades' trick); in the others a turn ends when another seat moves.
-        ends: frozenset[str] = getattr(self.game, "turn_ends", frozenset())
+        ends = self.game.turn_ends
         return bool(ends) and any(e["type"] in ends for e in step.events)
 
 

@@ -100,7 +100,7 @@ def _found(match: Match, events: list[dict[str, Any]]) -> list[tuple[str, dict[s
     seat = mover(match)
     # A new turn: another seat is to move, a round begins, or the game ended the turn of the
     # seat that moves again (a Spades trick's winner leads: its clock restarts too).
-    ends = {"deal", *getattr(match.game, "turn_ends", ())}
+    ends = {"deal", *match.game.turn_ends}
     if seat is not None and (seat != match.mover_before or any(e["type"] in ends for e in events)):
         clock = match.record.get("clock")
         deadline = clock["deadline"] if clock and clock["seat"] == seat else None

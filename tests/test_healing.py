@@ -24,6 +24,7 @@ from service.matches import MatchService, build_service
 from service.store import Store
 from tests.conftest import ROOT, worker_env
 from tests.replay import replay
+from tests.webhook_helpers import until as wait_for  # poll until true (tests/test_outbox.py too)
 
 LOCK_KEY = "rq:scheduler-lock:cardtable"
 # A sweeper that looks often and forgives little, so that the tests are short.
@@ -105,16 +106,6 @@ def counters(url: str) -> dict[str, float]:
 def lock_holder(client: redis.Redis) -> int | None:
     value = client.get(LOCK_KEY)
     return int(value.decode().split(":")[1]) if value else None
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 @pytest.mark.slow
