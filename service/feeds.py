@@ -21,6 +21,7 @@ A feed keeps its last FEED_LENGTH entries, for FEED_TTL seconds after its last o
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -28,6 +29,10 @@ from redis.cluster import RedisCluster
 
 from service import codec
 from service.players import player_key
+
+# The store's round trip on its own connections (service/store.py, `Store._exchange`): groups
+# of commands by the key whose node takes them, and whether a dropped read may be repeated.
+Exchange = Callable[[list[tuple[Any, list[tuple]]], bool], list[list[Any]]]
 
 log = logging.getLogger("cardtable.feeds")
 
@@ -104,24 +109,48 @@ def _sharded(script: str) -> str:
 class Feeds:
     """The players' feeds, on the match state's Redis (beside the players)."""
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, exchange: Exchange | None = None):
         self.client = client
         self.cluster = isinstance(client, RedisCluster)
         self._publish = client.register_script(_sharded(PUBLISH) if self.cluster else PUBLISH)
         self._since = client.register_script(SINCE)
+        self._exchange = exchange
+
+    @staticmethod
+    def _script(player_id: str, notices: list[dict[str, Any]]) -> tuple[list[str], list[Any]]:
+        """The publish script's keys and arguments for `notices` to `player_id`'s feed."""
+        args: list[Any] = [FEED_LENGTH, FEED_TTL, feed_channel(player_id)]
+        for n in notices:
+            entry = {"id": n["id"], "type": n["type"], "timestamp": n["timestamp"], "data": n["data"]}
+            args += [n["id"], codec.dumps(entry)]
+        return [player_key(player_id), feed_key(player_id), ids_key(player_id)], args
 
     def publish(self, player_id: str, notices: list[dict[str, Any]]) -> None:
         """Append the notices the feed does not hold yet (by id), as entries numbered on from
         its last seq, and wake its waiters. Notices' `app` and `players` are not kept: the feed
         is the player's own. A player that is gone gets nothing."""
-        if not notices:
+        if notices:
+            keys, args = self._script(player_id, notices)
+            self._publish(keys=keys, args=args)
+
+    def publish_all(self, mine: dict[str, list[dict[str, Any]]]) -> None:
+        """`publish` for each player, in one round trip on the store's connections (one a node
+        on a cluster): a move that hands the turn on publishes on every commit. A Redis that
+        lost its scripts gets them again through `publish` (a notice published twice is
+        stored once)."""
+        if self._exchange is None:
+            for player_id, entries in mine.items():
+                self.publish(player_id, entries)
             return
-        args: list[Any] = [FEED_LENGTH, FEED_TTL, feed_channel(player_id)]
-        for n in notices:
-            entry = {"id": n["id"], "type": n["type"], "timestamp": n["timestamp"], "data": n["data"]}
-            args += [n["id"], codec.dumps(entry)]
-        keys = [player_key(player_id), feed_key(player_id), ids_key(player_id)]
-        self._publish(keys=keys, args=args)
+        groups = []
+        for player_id, entries in mine.items():
+            keys, args = self._script(player_id, entries)
+            groups.append((keys[0], [("EVALSHA", self._publish.sha, len(keys), *keys, *args)]))
+        try:
+            self._exchange(groups, True)
+        except redis.exceptions.NoScriptError:
+            for player_id, entries in mine.items():
+                self.publish(player_id, entries)
 
     def take(self, match_id: str, notices: list[dict[str, Any]], relayed: bool) -> None:
         """The players' feeds as a notice sink (service/repository.py, `NoticeSink`): each
@@ -136,8 +165,8 @@ class Feeds:
             for player_id in notice["players"]:
                 mine.setdefault(player_id, []).append(notice)
         try:
-            for player_id, entries in mine.items():
-                self.publish(player_id, entries)
+            if mine:
+                self.publish_all(mine)
         except (redis.ConnectionError, redis.TimeoutError) as e:
             if relayed:
                 raise

@@ -166,7 +166,9 @@ class Store:
         self.due = DueIndex(client)
         self.lobby = LobbyIndex(client)
         self.outbox = Outbox(self.state, client, _key)
-        self.feeds = Feeds(self.state)
+        # Its publish rides the hot path's own connections (one round trip for every player a
+        # commit's notices name), like the match's load and commit.
+        self.feeds = Feeds(self.state, self._exchange)
         # A change of a player's tokens wakes its waiting feeds, which then re-check theirs.
         self.apps = Apps(self.state, wake=self.feeds.wake)
         self.players = Players(self.state, wake=self.feeds.wake)

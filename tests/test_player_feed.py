@@ -82,6 +82,18 @@ def test_a_notice_handed_on_again_is_stored_once(client, svc):
     ]
 
 
+def test_take_gives_each_notice_to_each_player_it_names_even_after_redis_lost_its_scripts(client, svc):
+    _, _, ana = a_player(client, svc, "ana")
+    _, _, bo = a_player(client, svc, "bo")
+    feeds = svc.store.feeds
+    both, bos = {**notice("m9", 1), "players": [ana, bo]}, {**notice("m9", 2), "players": [bo]}
+    svc.store.state.script_flush()  # as a restarted Redis: the publish script must come back
+    feeds.take("m9", [both, bos], False)
+    feeds.take("m9", [both, bos, {**notice("m9", 3), "players": [ana]}], True)  # the relay, again
+    assert [e["id"] for e in feeds.since(ana, 0, 10)[0]] == ["m9-1-turn.started", "m9-3-turn.started"]
+    assert [e["id"] for e in feeds.since(bo, 0, 10)[0]] == ["m9-1-turn.started", "m9-2-turn.started"]
+
+
 def test_a_feed_keeps_its_last_entries_for_thirty_days(client, svc):
     _, _, pid = a_player(client, svc)
     feeds = svc.store.feeds
