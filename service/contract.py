@@ -66,6 +66,15 @@ def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+def tagged_union(names: dict[str, str], by: str = "type") -> dict[str, Any]:
+    """One of the schemas `names` (tag -> schema name), told apart by the property `by`: a
+    `oneOf` with its `discriminator`, which generators turn into a sealed type."""
+    return {
+        "oneOf": [ref(n) for n in names.values()],
+        "discriminator": {"propertyName": by, "mapping": {k: ref(n)["$ref"] for k, n in names.items()}},
+    }
+
+
 def action_value_components(maximum: int, depth: int) -> dict[str, dict[str, Any]]:
     """What an action field may hold, as the service checks it before the engine does:
     strings, booleans, whole numbers from 0 to `maximum`, and lists and objects of those,

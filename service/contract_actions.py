@@ -10,7 +10,7 @@ from typing import Any
 from engines.base import Game, json_copy
 from engines.errors import EngineError
 from engines.registry import GAMES
-from service.contract import _pascal, ref, seat_counts
+from service.contract import _pascal, ref, seat_counts, tagged_union
 
 # --- typed actions: one named schema a game and action type ----------------------------------
 #
@@ -262,20 +262,12 @@ def action_components(maximum: int, value_components: dict[str, dict[str, Any]])
             continue
         out[game_action_name(game)] = {
             "description": f'A {game.name} action, by `type` (docs/rules/{game.id}.md, "Actions")',
-            "oneOf": [ref(n) for n in names.values()],
-            "discriminator": {
-                "propertyName": "type",
-                "mapping": {k: ref(n)["$ref"] for k, n in names.items()},
-            },
+            **tagged_union(names),
         }
         if templates:
             out[f"{_pascal(game.id)}Template"] = {
                 "description": f"A {game.name} entry of legal_actions to fill in, by `type`",
-                "oneOf": [ref(n) for n in templates.values()],
-                "discriminator": {
-                    "propertyName": "type",
-                    "mapping": {k: ref(n)["$ref"] for k, n in templates.items()},
-                },
+                **tagged_union(templates),
             }
     out["TemplateMark"] = {
         "description": "true on an entry of legal_actions that must be filled in before it is posted"

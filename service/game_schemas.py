@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from engines.base import Game
 from engines.registry import GAMES
-from service.contract import _pascal, ref
+from service.contract import _pascal, ref, tagged_union
 from service.contract_actions import TEMPLATES, game_action_name, legal_action_name
 from service.game_events import EVENTS, RATING, SERVICE
 from service.game_parts import BOOL, INT, PIECES, SCORES, STR, VIEWS, Schema, array, described, nullable, obj
@@ -82,11 +82,7 @@ def view_components() -> dict[str, Schema]:
             out[names[kind]] = _event(game, kind, body, where)
         out[f"{p}Event"] = {
             "description": f"An event of a {game.name} match, by `type` ({where})",
-            "oneOf": [ref(n) for n in names.values()],
-            "discriminator": {
-                "propertyName": "type",
-                "mapping": {k: ref(n)["$ref"] for k, n in names.items()},
-            },
+            **tagged_union(names),
         }
         legal: Schema = ref(game_action_name(game))
         if f"{p}Template" in _template_names():
@@ -141,11 +137,7 @@ def view_schema_replacement() -> Schema:
         "type": None,
         "properties": None,
         "required": None,
-        "oneOf": [ref(f"{_pascal(g.id)}View") for g in GAMES.values()],
-        "discriminator": {
-            "propertyName": "game",
-            "mapping": {g.id: ref(f"{_pascal(g.id)}View")["$ref"] for g in GAMES.values()},
-        },
+        **tagged_union({g.id: f"{_pascal(g.id)}View" for g in GAMES.values()}, by="game"),
     }
 
 
