@@ -138,19 +138,18 @@ class Feeds:
         on a cluster): a move that hands the turn on publishes on every commit. A Redis that
         lost its scripts gets them again through `publish` (a notice published twice is
         stored once)."""
-        if self._exchange is None:
+        if self._exchange is not None:
+            groups = []
             for player_id, entries in mine.items():
-                self.publish(player_id, entries)
-            return
-        groups = []
+                keys, args = self._script(player_id, entries)
+                groups.append((keys[0], [("EVALSHA", self._publish.sha, len(keys), *keys, *args)]))
+            try:
+                self._exchange(groups, True)
+                return
+            except redis.exceptions.NoScriptError:
+                pass  # redis-py's script call below loads it again
         for player_id, entries in mine.items():
-            keys, args = self._script(player_id, entries)
-            groups.append((keys[0], [("EVALSHA", self._publish.sha, len(keys), *keys, *args)]))
-        try:
-            self._exchange(groups, True)
-        except redis.exceptions.NoScriptError:
-            for player_id, entries in mine.items():
-                self.publish(player_id, entries)
+            self.publish(player_id, entries)
 
     def take(self, match_id: str, notices: list[dict[str, Any]], relayed: bool) -> None:
         """The players' feeds as a notice sink (service/repository.py, `NoticeSink`): each

@@ -87,8 +87,13 @@ class MatchRepository:
         player_id = player_of_token(token)
         if player_id is not None:
             seat = self._player_seat(match, player_id, token)
-            logs.update(seat=seat)
-            return seat
+        else:
+            seat = self._token_seat(match, token)
+        logs.update(seat=seat)  # the request's log lines name the seat from here on
+        return seat
+
+    @staticmethod
+    def _token_seat(match: Match, token: str) -> int:
         digest = hash_token(token)
         found = None
         for s in match.record["seats"]:
@@ -97,7 +102,6 @@ class MatchRepository:
                 found = s["seat"]
         if found is None:
             raise errors.InvalidToken("this token does not belong to a seat of this match")
-        logs.update(seat=found)
         return found
 
     def _player_seat(self, match: Match, player_id: str, token: str) -> int:
