@@ -26,7 +26,7 @@ from service.apps import app_key
 from service.callers import Caller
 from service.following import Following
 from service.match import Match
-from service.players import Player, match_list_key, player_key
+from service.players import Player, player_key
 from service.rated import player_ratings
 from service.repository import MatchRepository, Write
 from service.store import Store
@@ -70,6 +70,10 @@ def index_joined(store: Store, caller: Caller | None, match_id: str) -> None:
     if loaded is None:
         return  # expired already
     created = loaded.record["created"]
+    mine = [s for s in loaded.record["seats"] if s.get("player") == caller.player.id]
+    if mine and mine[0].get("name"):
+        # A name it joined with (not its own) is one more its erasure must find.
+        store.players.named(caller.player.id, mine[0]["name"])
     _index(store.state, caller.app.id, match_id, created, own=False)
     with store.state.pipeline(transaction=True) as p:
         p.zadd(joined_key(caller.player.id), {match_id: created})
@@ -195,16 +199,13 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
 
 
 # --- a player's data ------------------------------------------------------------------------
-def player_match_ids(client: Any, player_id: str) -> list[str]:
-    """Every match the player's lists name, newest first within its live ones and those
-    over (service/players.py), then the matches it joined that those no longer name."""
-    ids: list[str] = []
-    for key in (match_list_key(player_id, "live"), match_list_key(player_id, "done"), joined_key(player_id)):
-        for member in client.zrevrange(key, 0, -1):
-            match_id = member.decode() if isinstance(member, bytes) else str(member)
-            if match_id not in ids:
-                ids.append(match_id)
-    return ids
+def player_match_ids(store: Store, player_id: str) -> list[str]:
+    """Every match the player sat down in (service/players.py, `all_match_ids`), newest first,
+    then the matches it joined that those do not name."""
+    ids = dict.fromkeys(store.players.all_match_ids(player_id))
+    for member in store.state.zrevrange(joined_key(player_id), 0, -1):
+        ids.setdefault(member.decode() if isinstance(member, bytes) else str(member))
+    return list(ids)
 
 
 def export(repo: MatchRepository, following: Following, app_id: str, player: Player) -> dict[str, Any]:
@@ -213,7 +214,7 @@ def export(repo: MatchRepository, following: Following, app_id: str, player: Pla
     as the app sees it."""
     client = repo.store.state
     matches = []
-    for match_id in player_match_ids(client, player.id):
+    for match_id in player_match_ids(repo.store, player.id):
         match = repo.find(match_id)
         seat = match.seat_of_player(player.id) if match is not None else None
         if match is None or seat is None:

@@ -27,15 +27,18 @@ What is left is in docs/integrating.md, "Data of players".
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import zlib
 from typing import Any
 
 from engines.registry import GAMES
-from service import codec, errors
+from service import codec, errors, tombstones
 from service.admin import joined_key, player_match_ids
+from service.deliveries import body_of, record_key
 from service.match import Match
 from service.outbox import encode as encode_effect
-from service.players import Player, directory_key, match_list_key, player_key
+from service.players import Player, directory_key, player_key
 from service.repository import RETRIES, MatchRepository, Write
 from service.store import Store
 
@@ -72,6 +75,18 @@ if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'z', ARGV[4]) end
 return 1
 """
 
+# KEYS[1] a delivery record. ARGV: triples of a field, its value as read and what replaces it;
+# a field changed meanwhile (an attempt's answer) is left, and so is a record gone.
+REWRITE_FIELDS = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 1, #ARGV, 3 do
+  if (redis.call('HGET', KEYS[1], ARGV[i]) or '') == ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+  end
+end
+return 1
+"""
+
 # KEYS[1] an app's directory of players. ARGV[1] an external id, ARGV[2] the player id it must
 # still name: a player made again meanwhile keeps its entry.
 FORGET = """
@@ -97,6 +112,7 @@ class Erasure:
         self._replace = self.client.register_script(REPLACE)
         self._rewrite_over = self.client.register_script(REWRITE_OVER)
         self._forget = self.client.register_script(FORGET)
+        self._rewrite_fields = self.client.register_script(REWRITE_FIELDS)
 
     def erase(self, app_id: str, external: str) -> dict[str, Any] | None:
         """Erase the app's player `external`; what was erased, or None when there is no such
@@ -105,33 +121,37 @@ class Erasure:
         if raw_id is None:
             return None
         player_id = raw_id.decode()
+        # First of all: a rating or notice handed on from here on leaves the player out.
+        tombstones.begin(self.client, app_id, player_id, external)
         player = self.store.players.get(player_id)
         matches = 0
         if player is not None:
-            # Its tokens first: from here on nothing acts as the player, and its open feeds end.
+            # Its tokens next: from here on nothing acts as the player, and its open feeds end.
             self.client.hset(player_key(player_id), "tokens", "[]")
             self.store.feeds.wake(player_id)
-            ids = player_match_ids(self.client, player_id)
+            ids = player_match_ids(self.store, player_id)
             names = self._names(player, ids)
-            matches = sum(self.scrub_match(match_id, player_id, names) for match_id in ids)
+            matches = sum(self.scrub_match(match_id, player_id, external, names) for match_id in ids)
+        self._scrub_deliveries(app_id, external)
         boards = self.store.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
         key = player_key(player_id)
         # With the player's hash goes its feed (the feed's script writes nothing for a player
         # whose hash is gone, so a notice handed on later does not bring it back).
         self.client.delete(
             key,
-            match_list_key(player_id, "live"),
-            match_list_key(player_id, "done"),
+            *self.store.players.erasure_keys(player_id),
             joined_key(player_id),
             *self.store.feeds.keys(player_id),
         )
+        # Before its external id is free again: a new player of that id is named in notices.
+        tombstones.end(self.client, app_id, external)
         self._forget(keys=[directory_key(app_id)], args=[external, player_id])
         return {"player": external, "matches": matches, "leaderboards": boards}
 
     def _names(self, player: Player, ids: list[str]) -> set[str]:
-        """Every name the player shows in its matches: its own, and its seats' (the name it
-        had when it sat down, or the one it joined with)."""
-        names = {player.name}
+        """Every name the player shows in its matches: every name it had, those it joined
+        with, and its seats' (the name it had when it sat down, or the one it joined with)."""
+        names = {player.name, *self.store.players.names_of(player.id)}
         for match_id in ids:
             match = self.repo.find(match_id)
             seat = match.seat_of_player(player.id) if match is not None else None
@@ -140,7 +160,7 @@ class Erasure:
         names.discard(ERASED_NAME)
         return names
 
-    def scrub_match(self, match_id: str, player_id: str, names: set[str]) -> bool:
+    def scrub_match(self, match_id: str, player_id: str, external: str, names: set[str]) -> bool:
         """Scrub one match of the player; whether anything in it changed."""
         before = self.repo.find(match_id)
         if before is None:
@@ -156,7 +176,7 @@ class Erasure:
                 break
         else:
             raise errors.VersionConflict()
-        return self._scrub_outbox(match_id, player_id) or changed
+        return self._scrub_outbox(match_id, player_id, external) or changed
 
     def _scrub_live(self, match_id: str, player_id: str, names: set[str]) -> bool:
         """The seats of a live match, in one commit; False when the match is over, gone or
@@ -216,19 +236,46 @@ class Erasure:
         self._replace(keys=[key], args=pairs)
         return True
 
-    def _scrub_outbox(self, match_id: str, player_id: str) -> bool:
-        """A rated match's ratings effect not yet applied (its committer died before; the relay
-        applies it later) forgets the player."""
+    def _scrub_outbox(self, match_id: str, player_id: str, external: str) -> bool:
+        """What the match's outbox still holds (its committer died before handing it on, or
+        the relay has not removed it yet) forgets the player: a rated match's ratings effect,
+        and its notices (tombstones.py redacts those the relay read before this)."""
         key = match_key(match_id, "outbox")
         pairs: list[Any] = []
         for raw in self.client.lrange(key, 0, -1):
             effect = codec.loads(raw)
             if effect.get("kind") == "ratings" and player_id in effect.get("players", {}):
                 del effect["players"][player_id]
-                pairs += [raw, encode_effect(effect)]
+            elif effect.get("kind") == "notify" and any(
+                external in tombstones.named(n["data"]) for n in effect["notices"]
+            ):
+                effect["notices"] = [tombstones.without(n, {external: math.inf}) for n in effect["notices"]]
+            else:
+                continue
+            pairs += [raw, encode_effect(effect)]
         if pairs:
             self._replace(keys=[key], args=pairs)
         return bool(pairs)
+
+    def _scrub_deliveries(self, app_id: str, external: str) -> None:
+        """The app's webhook deliveries its endpoints list: their bodies (sent again by a
+        retry) name the player no more, nor do the answers stored from the app's endpoints.
+        One a pending delivery no longer listed is redacted as it is sent (workers/webhooks.py)."""
+        for endpoint in self.store.webhooks.list(app_id):
+            for delivery in self.store.deliveries.listed(app_id, endpoint.id):
+                body = json.loads(delivery.payload)
+                changes: list[str] = []
+                if _names_it(body, external):
+                    shown = body_of(tombstones.without(body, {external: math.inf}))
+                    changes += ["payload", delivery.payload, shown]
+                if external in delivery.response:
+                    changes += [
+                        "response",
+                        delivery.response,
+                        delivery.response.replace(external, ERASED_NAME),
+                    ]
+                if changes:
+                    self._rewrite_fields(keys=[record_key(app_id, delivery.id)], args=changes)
 
 
 def scrub_seats(record: dict[str, Any], player_id: str, names: set[str]) -> bool:
@@ -267,6 +314,10 @@ def scrub_events(
             e["name"] = ERASED_NAME
             changed.add(i)
     return changed
+
+
+def _names_it(notice: dict[str, Any], external: str) -> bool:
+    return external in tombstones.named(notice["data"])
 
 
 def _sha1(raw: bytes) -> str:

@@ -20,6 +20,7 @@ A feed keeps its last FEED_LENGTH entries, for FEED_TTL seconds after its last o
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from service import codec
+from service import codec, tombstones
 from service.players import player_key
 
 # The store's round trip on its own connections (service/store.py, `Store._exchange`): groups
@@ -181,7 +182,18 @@ class Feeds:
         a feed re-checks its token with every batch it serves at no extra round trip."""
         keys = [player_key(player_id), feed_key(player_id)]
         last, tokens, *raw = self._since(keys=keys, args=[after, limit])
-        return [codec.loads(e) for e in raw], int(last), tokens
+        return self._redacted(player_id, [codec.loads(e) for e in raw]), int(last), tokens
+
+    def _redacted(self, player_id: str, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The entries without the external ids of players erased since (service/tombstones.py).
+        Only a match's creation, start and end name other players (`players`): reads of
+        other entries cost nothing more."""
+        if not any(e["data"].get("players") for e in entries):
+            return entries
+        raw = self.client.hget(player_key(player_id), "player")
+        if raw is None:
+            return entries  # the reader is gone: its token check refuses the read
+        return tombstones.redact(self.client, json.loads(raw)["app"], entries)
 
     def wake(self, player_id: str) -> None:
         """Tell the player's waiting feeds that its tokens changed (rotated, its app revoked, the

@@ -10,6 +10,8 @@ Keys, each in a Redis Cluster slot of its own player or app:
 - `ct:{pl:<id>}`: the player (app, external id, name, metadata, token hashes);
 - `ct:{pl:<id>}:live` and `:done`: the matches it sits in, scored by when it sat down, live
   ones until the player's list finds them over (`Players.settle`), as quotas do;
+- `ct:{pl:<id>}:sat` and `:names`: every match it ever sat down in and every name it had, for
+  its erasure (see `all_match_ids`);
 - `ct:{app:<app>}:players`: the app's external ids → player ids.
 """
 
@@ -31,6 +33,8 @@ TOKEN_PREFIX = "ctp_"
 _TOKEN = re.compile(r"ctp_([0-9a-f]{16})\.[A-Za-z0-9_-]{32}")
 MAX_TOKENS = 20  # live tokens a player holds at once; the oldest goes first
 MAX_METADATA = 1024  # bytes of a player's metadata as JSON
+# Matches and names kept for a player's erasure (`all_match_ids`, `names_of`); the oldest go first.
+REMEMBERED = 100_000
 
 
 @dataclass
@@ -129,6 +133,7 @@ class Players:
             player.metadata = metadata
         token = _new_token(player.id)
         self._save(player, self._tokens(player.id)[-(MAX_TOKENS - 1) :] + [hash_token(token)])
+        self.named(player.id, name)
         return player, token
 
     def rotate(self, player: Player) -> str:
@@ -168,6 +173,7 @@ class Players:
     # --- the player's matches ---------------------------------------------------------------
     def sat_down(self, player_id: str, match_id: str) -> None:
         self.client.zadd(match_list_key(player_id, "live"), {match_id: time.time()})
+        self.seated(player_id, match_id)
 
     def matches(
         self, player_id: str, part: str, after: tuple[float, str] | None
@@ -191,3 +197,40 @@ class Players:
                 p.zrem(match_list_key(player_id, "live"), *gone)
                 p.zrem(match_list_key(player_id, "done"), *gone)
                 p.execute()
+
+    # --- what its erasure must find (service/erasure.py) -----------------------------------
+    # Kept apart from the lists above, which forget a match once the player's seat in it is no
+    # longer the player's: a seat it handed on by invitation still shows its name.
+    def seated(self, player_id: str, match_id: str) -> None:
+        """The player sat down in the match: its erasure looks there, whatever became of the seat."""
+        self._remember(match_list_key(player_id, "sat"), match_id)
+
+    def named(self, player_id: str, name: str) -> None:
+        """The player showed `name` (its own, or one it joined a match with)."""
+        self._remember(match_list_key(player_id, "names"), name)
+
+    def _remember(self, key: str, member: str) -> None:
+        with self.client.pipeline(transaction=True) as p:
+            p.zadd(key, {member: time.time()})
+            p.zremrangebyrank(key, 0, -REMEMBERED - 1)
+            p.execute()
+
+    def all_match_ids(self, player_id: str) -> list[str]:
+        """Every match the player sat down in, newest first: those its erasure must scrub
+        (matches that expired meanwhile included)."""
+        ids: dict[str, None] = {}
+        for part in ("sat", "live", "done"):  # the lists: for seats taken before `sat` was kept
+            for member in self.client.zrevrange(match_list_key(player_id, part), 0, -1):
+                ids[member.decode() if isinstance(member, bytes) else str(member)] = None
+        return list(ids)
+
+    def names_of(self, player_id: str) -> set[str]:
+        """Every name the player showed, as far as `named` was told."""
+        return {
+            m.decode() if isinstance(m, bytes) else str(m)
+            for m in self.client.zrange(match_list_key(player_id, "names"), 0, -1)
+        }
+
+    def erasure_keys(self, player_id: str) -> list[str]:
+        """The keys above and the lists, which its erasure deletes with the player."""
+        return [match_list_key(player_id, part) for part in ("live", "done", "sat", "names")]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from service import errors, ratings
+from service import errors, ratings, tombstones
 from service.match import Match
 from service.players import Player, player_key, rating_field
 
@@ -76,19 +76,37 @@ def settle(match: Match, events: list[dict[str, Any]], client: Any) -> dict[str,
     }
 
 
+# KEYS[1] a player's hash, KEYS[2] its tombstone (service/tombstones.py). ARGV: the field and
+# the rating. Written only while the player is there and not being erased, so a rating handed
+# on after an erasure does not make the erased player's hash again.
+STORE = """
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('HEXISTS', KEYS[1], 'player') == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
+
 def apply(effect: dict[str, Any], client: Any, leaderboards: Any) -> None:
-    """Store a rated match's new ratings with its players and on the app's leaderboard."""
+    """Store a rated match's new ratings with its players and on the app's leaderboard; an
+    erased player's is dropped (service/tombstones.py)."""
     field = rating_field(effect["game"])
+    store = client.register_script(STORE)
     for player_id, new in effect["players"].items():
         key = player_key(player_id)
+        if tombstones.erased(client, player_id) or not client.hexists(key, "player"):
+            continue
         raw = client.hget(key, field)
         old = json.loads(raw) if raw else {}
         if old.get("match") != effect["match"]:
             stored = {k: new[k] for k in ("mu", "sigma", "rating")}
             stored.update(match=effect["match"], matches=old.get("matches", 0) + 1)
-            client.hset(key, field, json.dumps(stored))
+            store(keys=[key, tombstones.player_tombstone(player_id)], args=[field, json.dumps(stored)])
         display = {"player": new["external"], "name": new["name"]}
         leaderboards.record(effect["app"], effect["game"], player_id, display, new["rating"])
+        if tombstones.erased(client, player_id):
+            # Erased meanwhile, perhaps after the erasure took it off the boards: the tombstone
+            # is set before that, so one of the two removes what was just recorded.
+            leaderboards.remove(effect["app"], effect["game"], player_id)
 
 
 def player_ratings(client: Any, player_id: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ the tests, which cannot wait a day.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -23,7 +24,7 @@ from rq.job import Job
 from standardwebhooks.webhooks import Webhook
 
 from service import deliveries as delivery_records
-from service import tracing
+from service import tombstones, tracing
 from service.deliveries import ATTEMPT_TIMEOUT, Delivery
 from service.jobqueue import delivery_job_id
 from service.matches import MatchService
@@ -59,6 +60,8 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
     for app_id, told in by_app.items():
         if not _live(svc, app_id):
             continue  # a revoked app is told nothing more (docs/webhooks.md)
+        # A fan-out that waited in its queue past an erasure names nobody erased.
+        told = tombstones.redact(svc.store.state, app_id, told)
         # Read fresh: the cache of `wanted` that let the notices through may be a second old.
         endpoints = [e for e in svc.store.webhooks.list(app_id) if e.enabled]
         wanted = [(e.id, n) for n in told for e in endpoints if n["type"] in e.events]
@@ -87,8 +90,17 @@ def deliver(app_id: str, delivery_id: str, seq: int) -> str:
     now = time.time()
     if not deliveries.claim(app_id, delivery, now, now + TIMEOUT + svc.config.SWEEP_GRACE):
         return "held by another attempt"
+    delivery.payload = _shown(svc, app_id, delivery.payload)
     outcome = attempt(svc, endpoint, delivery)
     return _record(svc, app_id, endpoint, delivery, outcome)
+
+
+def _shown(svc: MatchService, app_id: str, payload: str) -> str:
+    """A delivery's body without the external ids of players erased since it was made (one
+    its erasure did not reach: pending, and no longer in its endpoint's list)."""
+    body = json.loads(payload)
+    (shown,) = tombstones.redact(svc.store.state, app_id, [body])
+    return payload if shown is body else json.dumps(shown, separators=(",", ":"), ensure_ascii=False)
 
 
 def _live(svc: MatchService, app_id: str) -> bool:
