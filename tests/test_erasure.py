@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import random
+import time
+from datetime import UTC, datetime
 
 import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service import codec
+from service import codec, rated, tombstones
 from service.app import create_app
 from service.config import Config
 from service.erasure import ERASED_NAME, match_key, scrub_events
@@ -278,3 +280,90 @@ def test_the_admin_calls_and_an_erasure_work_on_a_redis_cluster(cluster_client):
     assert replay(history) == history["version"]
     aborted = client.post(f"/v1/admin/matches/{live}/abort", headers=auth(key))
     assert aborted.status_code == 200 and aborted.get_json()["status"] == "aborted"
+
+
+def test_a_seat_handed_on_keeps_no_name_of_the_player_once_its_list_forgot_it(client, svc):
+    key = new_app(svc)
+    ana, bo = put_player(client, key, EXTERNAL, NAME), put_player(client, key, "bo")
+    match_id = create(client, key, {"game": "zhol", "seats": BOTH})
+    code = client.post(f"/v1/matches/{match_id}/invite", headers=auth(ana)).get_json()["code"]
+    claimed = client.post(f"/v1/matches/{match_id}/claim", json={"code": code}).get_json()
+    # Her list drops the match her seat left, and she takes another name: the seat keeps hers.
+    assert client.get("/v1/me/matches", headers=auth(ana)).get_json()["matches"] == []
+    put_player(client, key, EXTERNAL, "Someone Else")
+    assert erase(client, key)["matches"] == 1
+    client.post(f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(bo))
+    seen = everything_of(client, match_id, bo, key) + everything_of(client, match_id, claimed["token"], key)
+    assert named_nowhere(seen) and seen[-1]["seats"][0]["name"] == ERASED_NAME
+
+
+def feed_of(client, token: str) -> list[dict]:
+    return client.get("/v1/me/events?after=0", headers=auth(token)).get_json()["events"]
+
+
+def test_the_other_players_feed_names_the_erased_player_no_more(client, svc):
+    key = new_app(svc)
+    put_player(client, key, EXTERNAL, NAME)
+    bo = put_player(client, key, "bo")
+    app_id = svc.store.apps.authenticate(key).id
+    bo_id = svc.store.players.find(app_id, "bo").id
+    match_id = create(client, key, {"game": "zhol", "seats": BOTH})
+    assert {"0": EXTERNAL, "1": "bo"} in [e["data"].get("players") for e in feed_of(client, bo)]
+    before = feed_of(client, bo)[-1]["timestamp"]
+    erase(client, key)
+    entries = feed_of(client, bo)
+    assert named_nowhere(entries)
+    # Her seat shows as a seat of nobody's, as a notice made after the erasure would.
+    assert {"1": "bo"} in [e["data"].get("players") for e in entries]
+    # A notice its commit made before the erasure, handed on after it (by the relay).
+    late = {"id": f"{match_id}-9-match.over", "type": "match.over", "timestamp": before}
+    late["data"] = {"match": match_id, "players": {"0": EXTERNAL, "1": "bo"}, "winners": [1]}
+    svc.store.feeds.publish(bo_id, [late])
+    assert feed_of(client, bo)[-1]["data"]["players"] == {"1": "bo"}
+
+
+def test_notices_made_after_the_erasure_name_the_new_player_of_that_external_id():
+    data = {"players": {"0": EXTERNAL}, "player": EXTERNAL}
+    notice = {"timestamp": "2030-01-01T00:00:10.000Z", "data": data}
+    ended_at = datetime(2030, 1, 1, 0, 0, 5, tzinfo=UTC).timestamp()
+    assert tombstones.without(notice, {EXTERNAL: ended_at}) is notice
+    assert tombstones.without(notice, {EXTERNAL: ended_at + 10})["data"] == {"players": {}, "player": None}
+    assert tombstones.without(notice, {"someone": ended_at + 10}) is notice
+
+
+def test_a_rating_handed_on_after_the_erasure_is_dropped(client, svc):
+    key = new_app(svc)
+    put_player(client, key, EXTERNAL, NAME)
+    put_player(client, key, "bo")
+    app_id = svc.store.apps.authenticate(key).id
+    ids = {p: svc.store.players.find(app_id, p).id for p in (EXTERNAL, "bo")}
+    erase(client, key)
+    # The finish of a commit that read its match before the erasure, handed on after it.
+    moved = {"mu": 30.0, "sigma": 7.0, "rating": 9.0}
+    players = {ids[EXTERNAL]: {**moved, "external": EXTERNAL, "name": NAME}}
+    players[ids["bo"]] = {**moved, "external": "bo", "name": "Bo"}
+    effect = {"kind": "ratings", "v": 5, "match": "m1", "game": "zhol", "app": app_id, "players": players}
+    rated.apply(effect, svc.store.state, svc.store.leaderboards)
+    board = client.get("/v1/leaderboards/zhol", headers=auth(key)).get_json()
+    assert [p["player"] for p in board["players"]] == ["bo"] and named_nowhere(board)
+    assert not svc.store.state.exists(player_key(ids[EXTERNAL]))  # nothing of hers stored again
+
+
+def test_stored_webhook_deliveries_name_the_erased_player_no_more(client, svc):
+    key = new_app(svc)
+    put_player(client, key, EXTERNAL, NAME)
+    put_player(client, key, "bo")
+    app_id = svc.store.apps.authenticate(key).id
+    endpoint = svc.store.webhooks.create(app_id, "https://hooks.example/cards", ["match.started"])
+    notice = {"id": "m1-1-match.started", "type": "match.started", "timestamp": "2030-01-01T00:00:00.000Z"}
+    notice["data"] = {"match": "m1", "game": "zhol", "players": {"0": EXTERNAL, "1": "bo"}}
+    deliveries = svc.store.deliveries
+    (made,) = deliveries.create(app_id, [(endpoint.id, notice)], time.time() + 60)
+    stored = deliveries.get(app_id, made[0])
+    deliveries.finish(app_id, stored, status="failed", response=f'{{"unknown": "{EXTERNAL}"}}')
+    erase(client, key)
+    after = deliveries.get(app_id, made[0])
+    assert EXTERNAL not in after.payload and EXTERNAL not in after.response
+    assert json.loads(after.payload)["data"]["players"] == {"1": "bo"} and after.status == "failed"
+    listed = client.get(f"/v1/webhooks/{endpoint.id}/deliveries", headers=auth(key))
+    assert listed.status_code == 200 and named_nowhere(listed.get_json())
