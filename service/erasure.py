@@ -36,6 +36,7 @@ from engines.registry import GAMES
 from service import codec, errors, tombstones
 from service.admin import joined_key, player_match_ids
 from service.deliveries import body_of, record_key
+from service.feeds import feed_key
 from service.match import Match
 from service.outbox import encode as encode_effect
 from service.players import Player, directory_key, player_key
@@ -130,8 +131,10 @@ class Erasure:
             self.client.hset(player_key(player_id), "tokens", "[]")
             self.store.feeds.wake(player_id)
             ids = player_match_ids(self.store, player_id)
-            names = self._names(player, ids)
+            names, others = self._survey(player, ids)
             matches = sum(self.scrub_match(match_id, player_id, external, names) for match_id in ids)
+            for other in others:
+                self._scrub_feed(other, external)
         self._scrub_deliveries(app_id, external)
         boards = self.store.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
         key = player_key(player_id)
@@ -148,17 +151,23 @@ class Erasure:
         self._forget(keys=[directory_key(app_id)], args=[external, player_id])
         return {"player": external, "matches": matches, "leaderboards": boards}
 
-    def _names(self, player: Player, ids: list[str]) -> set[str]:
-        """Every name the player shows in its matches: every name it had, those it joined
-        with, and its seats' (the name it had when it sat down, or the one it joined with)."""
+    def _survey(self, player: Player, ids: list[str]) -> tuple[set[str], set[str]]:
+        """Every name the player shows in its matches (every name it had, those it joined
+        with, and its seats': the name it had when it sat down, or the one it joined with),
+        and the other players of its app seated in them, whose feeds got notices naming it."""
         names = {player.name, *self.store.players.names_of(player.id)}
+        others: set[str] = set()
         for match_id in ids:
             match = self.repo.find(match_id)
-            seat = match.seat_of_player(player.id) if match is not None else None
-            if match is not None and seat is not None:
+            if match is None:
+                continue
+            seat = match.seat_of_player(player.id)
+            if seat is not None:
                 names.add(match.record["seats"][seat].get("name") or player.name)
+            seated = (s.get("player") for s in match.record["seats"] if s.get("app") == player.app)
+            others.update(p for p in seated if p not in (None, player.id))
         names.discard(ERASED_NAME)
-        return names
+        return names, others
 
     def scrub_match(self, match_id: str, player_id: str, external: str, names: set[str]) -> bool:
         """Scrub one match of the player; whether anything in it changed."""
@@ -256,6 +265,19 @@ class Erasure:
         if pairs:
             self._replace(keys=[key], args=pairs)
         return bool(pairs)
+
+    def _scrub_feed(self, player_id: str, external: str) -> None:
+        """Another player's feed keeps no notice naming the erased player (those a feed got
+        while its player sat elsewhere are redacted as they are read: service/tombstones.py)."""
+        key = feed_key(player_id)
+        pairs: list[Any] = []
+        for raw in self.client.lrange(key, 0, -1):
+            entry = codec.loads(raw)
+            if _names_it(entry, external):
+                # The entry as the feed's script stores it: `seq` first, then the rest.
+                pairs += [raw, codec.dumps(tombstones.without(entry, {external: math.inf}))]
+        if pairs:
+            self._replace(keys=[key], args=pairs)
 
     def _scrub_deliveries(self, app_id: str, external: str) -> None:
         """The app's webhook deliveries its endpoints list: their bodies (sent again by a

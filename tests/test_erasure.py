@@ -17,6 +17,7 @@ from service import codec, rated, tombstones
 from service.app import create_app
 from service.config import Config
 from service.erasure import ERASED_NAME, match_key, scrub_events
+from service.feeds import feed_key
 from service.outbox import encode
 from service.players import player_key
 from tests.api_helpers import auth, bot_input, playable
@@ -313,8 +314,10 @@ def test_the_other_players_feed_names_the_erased_player_no_more(client, svc):
     erase(client, key)
     entries = feed_of(client, bo)
     assert named_nowhere(entries)
-    # Her seat shows as a seat of nobody's, as a notice made after the erasure would.
+    # Her seat shows as a seat of nobody's, as a notice made after the erasure would; so it is
+    # stored.
     assert {"1": "bo"} in [e["data"].get("players") for e in entries]
+    assert EXTERNAL.encode() not in b"".join(svc.store.state.lrange(feed_key(bo_id), 0, -1))
     # A notice its commit made before the erasure, handed on after it (by the relay).
     late = {"id": f"{match_id}-9-match.over", "type": "match.over", "timestamp": before}
     late["data"] = {"match": match_id, "players": {"0": EXTERNAL, "1": "bo"}, "winners": [1]}
