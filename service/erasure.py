@@ -1,19 +1,24 @@
-"""Erasing a player (GDPR art. 17; docs/integrating.md, "Data of players"): its tokens, its
-place on the app's leaderboards, its name in every stored match it sat in, its feed
-(service/feeds.py) and the player.
+"""Erasing a player (GDPR art. 17; docs/integrating.md, "Erasure"): its tokens, its place on
+the app's leaderboards, its name in every stored match it sat in, other players' feeds and the
+app's webhook deliveries, its feed and the player.
 
-In each match of the player's lists (service/admin.py, `player_match_ids`):
+First a tombstone (service/tombstones.py): from then on a rating or notice handed on (by a
+commit that read a match before the erasure reached it, or by the relay) leaves it out.
+
+In each match the player ever sat down in (service/players.py, `all_match_ids`: also those its
+lists forgot, a seat it left or handed on) and each it joined (service/admin.py):
 
 - the player's seat keeps its `kind` (human) and everything the game needs, so the history
   still replays, but its `name` becomes ERASED_NAME and `player`, `app` and `external` go:
   nothing in it names the player any more, and no token acts in it;
-- a human seat of no player that shows a name the player had (a seat it handed over by
-  invitation keeps the name when the claimant gives none) shows ERASED_NAME too;
+- a human seat of no player that shows a name the player had (every name it was given or
+  joined with, `Players.names_of`; a seat it handed over by invitation keeps the name when the
+  claimant gives none) shows ERASED_NAME too;
 - the `join` event that seated the player, and every other `join` or `claim` event carrying
   a name the player had, carries ERASED_NAME, except the one that seated another app player
   who still holds that seat;
-- a ratings effect still waiting in the match's outbox forgets the player, so applying it
-  later puts nobody back on a board.
+- what its outbox still holds forgets the player: a ratings effect, so applying it later puts
+  nobody back on a board, and notices naming it.
 
 A live match's seat changes through `MatchRepository.update` with no events: one
 compare-and-set commit, its version moves on, and a move decided on the old version is
@@ -21,7 +26,9 @@ refused rather than undoing the change. A match that is over never moves again (
 the number of its changes, which its history replays to): its record and archived events are
 rewritten in place by one script, checked against what was read.
 
-What is left is in docs/integrating.md, "Data of players".
+Then the feeds of the app's players seated in those matches lose the player's external id
+from their notices (other feeds are redacted as they are read, service/tombstones.py), and so
+do the bodies and stored answers of the deliveries the app's endpoints list.
 """
 
 from __future__ import annotations

@@ -99,11 +99,13 @@ class ErasePlayer(MethodView):
         """Erase one of your players (GDPR art. 17)
 
         Its tokens stop at once (401), it leaves every leaderboard of your app, and in every
-        stored match it sat in its seat shows "Erased player" and names it no more, in the
-        views, the events and the history (which still replays). The external id is free again:
+        stored match it sat in (a seat it handed on too) its seat shows "Erased player" and
+        names it no more, in the views, the events and the history (which still replays), nor
+        do other players' feeds or your stored webhook deliveries; a rating or notice handed on
+        after the erasure leaves it out. The external id is free again:
         a `PUT` makes a new player. Its live matches go on without it; abort them first to end
         them. 409 `version_conflict` when one of its matches kept changing: send it again.
-        docs/integrating.md, "Data of players", says what is left.
+        docs/integrating.md, "Erasure", says what is left.
         """
         app = current_caller().require_app()
         if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
