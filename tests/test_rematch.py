@@ -13,6 +13,7 @@ from service.embedded import start_redis
 from tests.api_helpers import auth
 from tests.conftest import UNLIMITED_MATCHES
 from tests.test_players import new_app, put_player, svc
+from tests.test_typed_contract import Contract
 from workers.sweeper import sweep
 
 __all__ = ["svc"]  # the fixture this module borrows
@@ -41,6 +42,7 @@ def ended_spades(client) -> tuple[str, str, str]:
 
 
 def test_a_rematch_of_anonymous_seats_seats_the_asker_and_holds_the_others_seat(client):
+    contract = Contract(client.get("/openapi.json").get_json())
     created = client.post("/v1/matches", json={"game": "spades", "seats": SPADES_SEATS}).get_json()
     early = client.post(f"/v1/matches/{created['id']}/rematch", headers=auth(created["seats"][1]["token"]))
     assert early.status_code == 409 and early.get_json()["error"] == "match_not_active"
@@ -59,6 +61,9 @@ def test_a_rematch_of_anonymous_seats_seats_the_asker_and_holds_the_others_seat(
     assert [p.get("level") for p in view["players"]][2:] == ["hard", "easy"]
     assert view["players"][0]["kind"] == "open" and view["players"][0]["reserved"] is True
     assert view["players"][0]["name"] is None
+    # A reserved seat is the typed contract's: an `open` seat with the flag it declares.
+    contract.check("SpadesView", view)
+    contract.check("Created", again)
     # The old match names the new one, for the seats that were not asked.
     told = [e for e in events_of(client, match_id, ana) if e["type"] == "rematch"]
     assert told == [{"type": "rematch", "match": again["id"], "seat": 1, "seq": told[0]["seq"]}]
