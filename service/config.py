@@ -17,6 +17,7 @@
 | `CARDTABLE_ANONYMOUS_BOT_MATCHES` | `2` | live matches with no human seat an address may hold; 0: none |
 | `CARDTABLE_ANONYMOUS_WAITING_MATCHES` | `10` | live waiting matches one address may hold |
 | `CARDTABLE_WAITING_TTL` | `3600` | seconds a waiting match is kept after its last join (or leave) |
+| `CARDTABLE_REMATCH_SECONDS` | `300` | seconds a rematch holds the others' seats; then it ends `declined` |
 | `CARDTABLE_MAX_JOINS` | `50` | joins one match takes while it waits (leaving and joining again count) |
 | `CARDTABLE_MAX_VERSIONS` | `20000` | changes one match takes; the one that reaches it aborts the match |
 | `CARDTABLE_LOW_PRIORITY_AFTER` | `2000` | versions after which a match's bot turns wait in the low queue |
@@ -83,6 +84,8 @@ class Config:
     ANONYMOUS_WAITING_MATCHES: int = 10
     # What one match may take: how long it waits for players, joins, changes in all.
     WAITING_TTL: int = 3600
+    # How long a rematch waits for the people it reserved seats for (service/rematch.py).
+    REMATCH_SECONDS: int = 300
     MAX_JOINS: int = 50
     MAX_VERSIONS: int = 20_000
     # Versions after which a match's bot turns wait behind those of shorter ones.

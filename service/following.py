@@ -259,6 +259,9 @@ def _players(record: dict[str, Any], game_view: View, app: str | None) -> list[d
         entry["hints_used"] = hints.hints_used(record, p["seat"])
         if s.get("left"):
             entry["left"] = True
+        if s.get("reserved") and record["status"] == "waiting":
+            # Still `open` (what clients know), held for the person of the match before it.
+            entry["reserved"] = True
         players.append(entry)
     return players
 

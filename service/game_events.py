@@ -46,7 +46,9 @@ RATING = obj(
 MATCH_OVER_COMMON: dict[str, Schema] = {
     "winners": SEATS,
     "reason": described(
-        "target, rounds, resign, ended (by the host), aborted, aborted_by_app or too_long", STR
+        "target, rounds, resign, ended (by the host), aborted, aborted_by_app, too_long or declined"
+        " (a rematch whose reserved seat was not taken in time)",
+        STR,
     ),
 }
 MATCH_OVER_OPTIONAL: dict[str, Schema] = {

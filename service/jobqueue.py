@@ -20,13 +20,16 @@ from service.tracing import job_meta
 
 
 class Jobs(Protocol):
-    """The match service's view of the queue: a bot's turn at a version, a turn clock."""
+    """The match service's view of the queue: a bot's turn at a version, a turn clock, a
+    rematch's deadline."""
 
     def enqueue_bot(
         self, match_id: str, version: int, delay: float | None = None, low: bool = False
     ) -> None: ...
 
     def enqueue_clock(self, match_id: str, turn: int, seconds: float) -> None: ...
+
+    def enqueue_rematch(self, match_id: str, seconds: float) -> None: ...
 
 
 # Delete a job still waiting in a scheduled registry, and only such a one: a job already
@@ -47,6 +50,10 @@ def bot_job_id(match_id: str, version: int) -> str:
 
 def clock_job_id(match_id: str, turn: int) -> str:
     return f"clock-{match_id}-{turn}"
+
+
+def rematch_job_id(match_id: str) -> str:
+    return f"rematch-{match_id}"
 
 
 def fan_out_job_id(match_id: str, version: int) -> str:
@@ -120,6 +127,12 @@ class JobQueue:
         # 14 days (about 650 bytes each); dropped here, a match keeps one.
         previous = clock_job_id(match_id, turn - 1)
         self._drop_scheduled(keys=[self.scheduled_key, Job.key_for(previous)], args=[previous])
+
+    def enqueue_rematch(self, match_id: str, seconds: float) -> None:
+        """The end of a rematch's wait for its reserved seats (service/rematch.py, `decline`):
+        one job a match, which does nothing once every reserved seat was taken."""
+        job_id = rematch_job_id(match_id)
+        self._enqueue(self.queue, "workers.jobs.rematch_expired", (match_id,), job_id, seconds)
 
     def enqueue_fan_out(self, match_id: str, version: int, notices: list[dict]) -> None:
         """A commit's notices for the apps' webhooks (workers/webhooks.py): one job a commit."""

@@ -152,12 +152,21 @@ class Match:
         ]
         return min(humans, key=lambda s: s["joined"])["seat"] if humans else None
 
+    def reserved_until(self) -> float | None:
+        """When a rematch waiting for someone it holds a seat for ends (service/rematch.py);
+        None for any other match."""
+        if self.record["status"] != "waiting":
+            return None
+        held = [float(s["reserved"]["until"]) for s in self.record["seats"] if s.get("reserved")]
+        return min(held) if held else None
+
     def pending_job(self) -> str | None:
         """What the match waits for from a worker: "bot" (a bot's or resigned seat's decision, or
-        the next round of a match without humans), "clock" (a human's turn on the clock), or None."""
+        the next round of a match without humans), "clock" (a human's turn on the clock),
+        "rematch" (a rematch's reserved seats, declined at their deadline), or None."""
         step = self.step
         if step is None:
-            return None
+            return "rematch" if self.reserved_until() is not None else None
         status = self.status()
         if status == "round_over":
             return "bot" if self.host_seat() is None else None

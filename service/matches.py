@@ -22,6 +22,7 @@ from service.config import Config
 from service.following import Following
 from service.jobqueue import JobQueue, Jobs, make_queue
 from service.player_feed import PlayerFeed
+from service.rematch import decline
 from service.repository import MatchRepository
 from service.seats import Seats
 from service.store import Store, connect
@@ -55,6 +56,10 @@ class MatchService:
         self.invite, self.claim = self.seats.invite, self.seats.claim
         self.act, self.start_round, self.end = self.acting.act, self.acting.start_round, self.acting.end
         self.play_bot, self.clock_expired = self.bots.play_bot, self.bots.clock_expired
+
+    def rematch_expired(self, match_id: str) -> str:
+        """A rematch's reserved seats are past their time (service/rematch.py)."""
+        return decline(self.repo, match_id)
 
 
 def build_service(config: Config) -> MatchService:

@@ -1,8 +1,8 @@
 """The outbox: what a commit causes beyond the match itself, written by the same Lua script
 (docs/architecture.md, "The outbox").
 
-A commit that leaves work for someone else (a bot's turn, a turn clock; the notifications of
-later features) writes one effect for each into the match's outbox list `ct:{m:<id>}:outbox`
+A commit that leaves work for someone else (a bot's turn, a turn clock, a rematch's deadline;
+the notifications) writes one effect for each into the match's outbox list `ct:{m:<id>}:outbox`
 inside its script, so the effect exists exactly when the commit does. The committing process
 then hands the effects on at once (`hand_on`). A process that dies between its commit and
 that hand-off leaves them in the outbox, and the relay on the workers (workers/relay.py)
@@ -52,6 +52,13 @@ def hand_on(queue: Jobs, match_id: str, effect: dict[str, Any], bot_delay: float
         queue.enqueue_bot(match_id, effect["v"], delay=bot_delay, low=effect["low"])
     elif effect["kind"] == "clock":
         queue.enqueue_clock(match_id, effect["turn"], max(0.0, effect["deadline"] - time.time()))
+    elif effect["kind"] == "rematch":
+        queue.enqueue_rematch(match_id, max(0.0, effect["deadline"] - time.time()))
+
+
+def rematch(version: int, deadline: float, at: float) -> dict[str, Any]:
+    """The deadline of a rematch's reserved seats (service/rematch.py), set by its creation."""
+    return {"kind": "rematch", "v": version, "deadline": deadline, "at": at}
 
 
 def encode(effect: dict[str, Any]) -> str:

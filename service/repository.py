@@ -159,7 +159,7 @@ class MatchRepository:
         new_clock = match.restart_clock(self.config.CLOCK_SCALE)
         at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
         job = match.pending_job()
-        effects = self._effects(match, new_clock, job, at) if new_clock or job == "bot" else []
+        effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
         if record["options"].get("rated"):
             settled = rated.settle(match, events, self.store.state)
             effects += [settled] if settled is not None else []
@@ -232,9 +232,12 @@ class MatchRepository:
 
     def _effects(self, match: Match, new_clock: bool, job: str | None, at: float) -> list[dict[str, Any]]:
         """What the change leaves for the workers: a turn clock it started, the bot turn the
-        match now waits for."""
+        match now waits for, the deadline of the reserved seats of a rematch it created."""
         version = match.next_version
         effects = []
+        if job == "rematch" and match.version < 0:
+            # One job a rematch, from its creation: the seats taken later keep its deadline.
+            effects.append(outbox.rematch(version, match.reserved_until() or at, at))
         if new_clock:
             effects.append(outbox.clock(version, match.record["clock"], at))
         if job == "bot":
@@ -249,4 +252,6 @@ class MatchRepository:
             return time.time() + self.config.BOT_DELAY + self.config.SWEEP_GRACE
         if job == "clock":
             return match.record["clock"]["deadline"] + self.config.SWEEP_GRACE
+        if job == "rematch":
+            return (match.reserved_until() or 0.0) + self.config.SWEEP_GRACE
         return None

@@ -134,6 +134,13 @@ class Seats:
             record = match.record
             if record["status"] != "waiting":
                 raise errors.MatchNotActive("this match has no open seat to join")
+            seat = next((s for s in record["seats"] if s["kind"] == "open" and not s.get("reserved")), None)
+            if seat is None:
+                # A rematch's seat is its person's (service/rematch.py): never a stranger's.
+                raise errors.MatchNotActive(
+                    "this rematch's open seats are held for the players of the match before it,"
+                    " who take them by asking for the rematch too"
+                )
             if record["joins"] >= self.config.MAX_JOINS:
                 # Each join mints a token (and its own rate allowance): a join-and-leave loop
                 # must end somewhere.
@@ -143,7 +150,6 @@ class Seats:
             rated.check_joiner(record, player)
             if player is not None and match.seat_of_player(player.id) is not None:
                 raise errors.Conflict("this player already sits in this match")
-            seat = next(s for s in record["seats"] if s["kind"] == "open")
             token = None if player is not None else new_token()
             record["joins"] += 1
             if player is not None:
@@ -282,6 +288,7 @@ def _created(match_id: str, seats: list[dict[str, Any]], tokens: dict[int, str])
                 "kind": s["kind"],
                 **({"token": tokens[s["seat"]]} if s["seat"] in tokens else {}),
                 **({"player": s["external"]} if "external" in s else {}),
+                **({"reserved": True} if s.get("reserved") else {}),
             }
             for s in seats
         ],
@@ -295,6 +302,9 @@ def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], di
     seats = []
     for i, s in enumerate(seats_in):
         entry: dict[str, Any] = {"seat": i, "kind": s["kind"], "name": s.get("name")}
+        if s.get("reserved"):
+            # A rematch's seat held for its person (service/rematch.py); create's body has none.
+            entry["reserved"] = s["reserved"]
         if s["kind"] == "human":
             tokens[i] = new_token()
             entry["token"] = hash_token(tokens[i])

@@ -60,7 +60,7 @@ from tests.test_rated_matches import (  # noqa: F401
     test_a_rated_pair_moves_the_winner_up_and_the_loser_down,
     test_partners_move_together,
 )
-from tests.test_rematch import test_a_rematch_of_players_seats_them_at_once  # noqa: F401
+from tests.test_rematch import test_a_rematch_of_players_seats_the_asker_and_the_other_when_it_asks  # noqa: F401
 from tests.test_store import test_threads_never_read_each_others_replies  # noqa: F401
 
 pytestmark = pytest.mark.slow

@@ -122,7 +122,9 @@ def test_a_rematch_is_offered_to_every_player_of_the_old_match(client, svc, told
     (offered,) = [n for m, n, _ in told if m == old and n["type"] == "rematch.offered"]
     assert offered["data"]["rematch"] == new and offered["data"]["by_seat"] == 1
     assert len(offered["players"]) == 2
-    # The new match is the same app's: it hears of it too.
+    # The new match is the same app's: it hears of it too; it starts once the other asked too.
+    assert [n["type"] for m, n, _ in told if m == new] == ["match.created"]
+    assert client.post(f"/v1/matches/{old}/rematch", headers=auth(tokens[0])).status_code == 201
     assert [n["type"] for m, n, _ in told if m == new][:2] == ["match.created", "match.started"]
 
 

@@ -25,3 +25,9 @@ def clock_expired(match_id: str, turn: int) -> str:
     """The turn clock of turn number `turn` ran out; play for that seat if it has not moved."""
     logs.update(match_id=match_id)
     return service().clock_expired(match_id, turn)
+
+
+def rematch_expired(match_id: str) -> str:
+    """A rematch's reserved seats are past their time: decline it if one is still untaken."""
+    logs.update(match_id=match_id)
+    return service().rematch_expired(match_id)

@@ -5,10 +5,10 @@ docs/architecture.md "The outbox").
 Run by the housekeeper with the sweeper (workers/housekeeping.py). It takes the index members
 of commits older than CARDTABLE_OUTBOX_GRACE, reads each of their matches' outbox once, and
 looks at every effect of those commits: one still wanted (the match is still at the bot's
-version; the clock's turn is still running) whose job RQ has never seen is handed on now. The
-others were handed on by their committer, or the match has moved past them. Either way they
-leave the outbox. What a handed-on job then does (a worker killed while running it) is the
-sweeper's business.
+version; the clock's turn is still running; the rematch still waits for a reserved seat) whose
+job RQ has never seen is handed on now. The others were handed on by their committer, or the
+match has moved past them. Either way they leave the outbox. What a handed-on job then does (a
+worker killed while running it) is the sweeper's business.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from rq.job import Job
 
-from service.jobqueue import bot_job_id, clock_job_id
+from service.jobqueue import bot_job_id, clock_job_id, rematch_job_id
 from service.match import Match
 from service.matches import MatchService
 from workers.sweeper import rq_queue
@@ -70,6 +70,9 @@ def _lost(svc: MatchService, match: Match, effect: dict[str, Any]) -> bool:
         clock = match.record.get("clock")
         wanted = clock is not None and clock["turn"] == effect["turn"] and match.status() == "active"
         job_id = clock_job_id(match.id, effect["turn"])
+    elif effect["kind"] == "rematch":
+        wanted = match.reserved_until() is not None
+        job_id = rematch_job_id(match.id)
     else:
         log.error("match %s: an effect of unknown kind %r in its outbox is dropped", match.id, effect["kind"])
         return False

@@ -6,9 +6,9 @@ CARDTABLE_SWEEP_GRACE. Normally the job runs long before that and the entry is o
 once, to drop it. An entry still there past its time means a job was lost: the worker running
 it was killed, the enqueue never happened (the process died after its commit), the scheduler
 that should have released it is dead, or the job failed. The sweeper then enqueues the job
-again, to run now, under the same id: `bot-<match>-<version>` and `clock-<match>-<turn>` find
-the match moved on and do nothing if the first job did run after all, so a move is never
-applied twice.
+again, to run now, under the same id: `bot-<match>-<version>`, `clock-<match>-<turn>` and
+`rematch-<match>` (a rematch's reserved seats past their time) find the match moved on and do
+nothing if the first job did run after all, so a move is never applied twice.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.utils import str_to_date
 
-from service.jobqueue import JobQueue, bot_job_id, clock_job_id
+from service.jobqueue import JobQueue, bot_job_id, clock_job_id, rematch_job_id
 from service.matches import MatchService
 
 log = logging.getLogger("cardtable.sweeper")
@@ -57,6 +57,9 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
         clock = record["clock"]
         due = clock["deadline"] + grace
         job_id = clock_job_id(match_id, clock["turn"])
+    elif job == "rematch":
+        due = (match.reserved_until() or 0.0) + grace
+        job_id = rematch_job_id(match_id)
     else:
         due = record.get("at", 0) + svc.config.BOT_DELAY + grace
         job_id = bot_job_id(match_id, match.version)
@@ -75,6 +78,8 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
         log.warning("match %s: job %s is overdue and nothing runs it; enqueued again", match_id, job_id)
     if job == "clock":
         rq_queue(svc).enqueue_clock(match_id, record["clock"]["turn"], 0)
+    elif job == "rematch":
+        rq_queue(svc).enqueue_rematch(match_id, 0)
     else:
         low = match.low_priority(match.version, svc.config.LOW_PRIORITY_AFTER)
         rq_queue(svc).enqueue_bot(match_id, match.version, delay=0, low=low)

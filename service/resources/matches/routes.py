@@ -297,10 +297,14 @@ class Rematch(MethodView):
         """After the end, the same game again: a new match with the same players and bots
 
         Any seat's token (or its player's) may ask once the match is over. The new match has the
-        same game, options and bot levels; players' seats are bound to the same players at once,
-        your own seat gets a new token if it is not a player's, and everyone else's seat is open
-        to join. The old match gets a `rematch` event naming the new one; asked again, 409
-        `conflict` names it. Answers like create.
+        same game, options and bot levels; you are seated (a new token unless the seat is a
+        player's), and every other person's seat is `open` with `reserved: true`, held for that
+        person: no join takes it, they take it by asking for the rematch of this match too (the
+        answer: the same new match, their seat, a new token for an anonymous seat). It starts
+        when the last seat is taken; a reserved seat untaken after CARDTABLE_REMATCH_SECONDS
+        (300) ends it, `aborted` with reason `declined`. The old match gets a `rematch` event
+        naming the new one; asked again once seated, 409 `conflict` names it; 409
+        `match_not_active` once the rematch ended. Answers like create.
         """
         svc = service()
         return rematch(svc.repo, svc.seats, match_id, bearer_token(), current_caller())

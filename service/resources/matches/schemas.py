@@ -244,6 +244,7 @@ class SeatOutSchema(Schema):
     kind = ma.fields.String(required=True)
     token = ma.fields.String(metadata={"description": "bearer token of a human seat; shown only once"})
     player = ma.fields.String(metadata={"description": "the player (external id) the seat is bound to"})
+    reserved = ma.fields.Boolean(metadata={"description": "an open seat of a rematch held for its person"})
 
 
 class CreatedSchema(Schema):
@@ -329,6 +330,7 @@ class PlayerSchema(Schema):
     cards = ma.fields.Integer(required=True, metadata={"description": "number of cards in hand"})
     resigned = ma.fields.Boolean()
     left = ma.fields.Boolean()
+    reserved = ma.fields.Boolean(metadata={"description": "an open seat of a rematch held for its person"})
     hints_used = ma.fields.Integer(
         metadata={"description": "hints this seat asked for (GET /v1/matches/{id}/hint)"}
     )
