@@ -26,17 +26,17 @@ from service.apps import app_key
 from service.callers import Caller
 from service.following import Following
 from service.match import Match
-from service.players import Player, match_list_key, player_key
+from service.players import Player, all_match_ids, match_list_key
 from service.rated import player_ratings
 from service.repository import MatchRepository, Write
 from service.store import Store
 
 # Entries an index keeps; the oldest go first.
 INDEX_LIMIT = 100_000
-# Matches one page looks at, at most, before it answers with what it found: a filter that
-# few of an app's matches pass then gives short pages (with a next_cursor) rather than a
-# request that reads every match the app has.
-MAX_SCANNED = 500
+# Matches one page looks at beyond the `limit` it shows, at most, before it answers with what
+# it found: a filter that few of an app's matches pass then gives short pages (with a
+# next_cursor) rather than a request that reads every match the app has.
+MAX_SKIPPED = cursors.MAX_SKIPPED
 # The `match_over` reason of a match its app aborted.
 ABORTED_BY_APP = "aborted_by_app"
 
@@ -50,7 +50,7 @@ def created_key(app_id: str) -> str:
 
 
 def joined_key(player_id: str) -> str:
-    return f"{player_key(player_id)}:joined"
+    return match_list_key(player_id, "joined")
 
 
 # --- the index ------------------------------------------------------------------------------
@@ -136,8 +136,9 @@ def app_matches(
     gone: list[str] = []
     place = _place(cursor) if cursor else None  # the last entry looked at
     next_cursor = None
+    budget = limit + MAX_SKIPPED
     for scanned, (match_id, score) in enumerate(cursors.newest_first(client, matches_key(app_id), place)):
-        if scanned == MAX_SCANNED:
+        if scanned == budget:
             next_cursor = cursors.encode(*place) if place else None
             break
         match = repo.find(match_id)
@@ -197,14 +198,9 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
 # --- a player's data ------------------------------------------------------------------------
 def player_match_ids(client: Any, player_id: str) -> list[str]:
     """Every match the player's lists name, newest first within its live ones and those
-    over (service/players.py), then the matches it joined that those no longer name."""
-    ids: list[str] = []
-    for key in (match_list_key(player_id, "live"), match_list_key(player_id, "done"), joined_key(player_id)):
-        for member in client.zrevrange(key, 0, -1):
-            match_id = member.decode() if isinstance(member, bytes) else str(member)
-            if match_id not in ids:
-                ids.append(match_id)
-    return ids
+    over (service/players.py), then the matches it joined that those no longer name
+    (`Players.match_ids`)."""
+    return all_match_ids(client, player_id)
 
 
 def export(repo: MatchRepository, following: Following, app_id: str, player: Player) -> dict[str, Any]:
