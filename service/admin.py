@@ -197,9 +197,8 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
 
 # --- a player's data ------------------------------------------------------------------------
 def player_match_ids(client: Any, player_id: str) -> list[str]:
-    """Every match the player's lists name, newest first within its live ones and those
-    over (service/players.py), then the matches it joined that those no longer name
-    (`Players.match_ids`)."""
+    """Every match the player's lists name, newest first: live ones, those over and those it
+    joined or sat in once (`Players.match_ids`, service/players.py)."""
     return all_match_ids(client, player_id)
 
 

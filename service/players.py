@@ -232,18 +232,20 @@ class Players:
 
     def match_ids(self, player_id: str) -> list[str]:
         """Every match the player's lists name, live ones, those over and those it sat in once
-        (`joined`), each once, newest first in each: what erasure and the export walk. It reads
-        the whole lists, so it is for those, never for a page."""
+        (`joined`), each once, newest first: what erasure and the export walk. It reads the
+        whole lists, so it is for those, never for a page."""
         return all_match_ids(self.client, player_id)
 
 
 def all_match_ids(client: Any, player_id: str) -> list[str]:
-    """`Players.match_ids` on a client."""
-    ids: dict[str, None] = {}
+    """`Players.match_ids` on a client: newest first (when the player sat down, or the match
+    was made for one it joined), each once."""
+    when: dict[str, float] = {}
     with client.pipeline(transaction=False) as p:
         for part in ("live", "done", "joined"):
-            p.zrevrange(match_list_key(player_id, part), 0, -1)
-        for members in p.execute():
-            for member in members:
-                ids[member.decode() if isinstance(member, bytes) else str(member)] = None
-    return list(ids)
+            p.zrange(match_list_key(player_id, part), 0, -1, withscores=True)
+        for rows in p.execute():
+            for member, score in rows:
+                match_id = member.decode() if isinstance(member, bytes) else str(member)
+                when[match_id] = max(score, when.get(match_id, score))
+    return sorted(when, key=lambda match_id: (-when[match_id], match_id))
