@@ -26,17 +26,17 @@ from service.apps import app_key
 from service.callers import Caller
 from service.following import Following
 from service.match import Match
-from service.players import Player, player_key
+from service.players import Player, match_list_key
 from service.rated import player_ratings
 from service.repository import MatchRepository, Write
 from service.store import Store
 
 # Entries an index keeps; the oldest go first.
 INDEX_LIMIT = 100_000
-# Matches one page looks at, at most, before it answers with what it found: a filter that
-# few of an app's matches pass then gives short pages (with a next_cursor) rather than a
-# request that reads every match the app has.
-MAX_SCANNED = 500
+# Matches one page looks at beyond the `limit` it shows, at most, before it answers with what
+# it found: a filter that few of an app's matches pass then gives short pages (with a
+# next_cursor) rather than a request that reads every match the app has.
+MAX_SKIPPED = cursors.MAX_SKIPPED
 # The `match_over` reason of a match its app aborted.
 ABORTED_BY_APP = "aborted_by_app"
 
@@ -50,7 +50,7 @@ def created_key(app_id: str) -> str:
 
 
 def joined_key(player_id: str) -> str:
-    return f"{player_key(player_id)}:joined"
+    return match_list_key(player_id, "joined")
 
 
 # --- the index ------------------------------------------------------------------------------
@@ -140,8 +140,9 @@ def app_matches(
     gone: list[str] = []
     place = _place(cursor) if cursor else None  # the last entry looked at
     next_cursor = None
+    budget = limit + MAX_SKIPPED
     for scanned, (match_id, score) in enumerate(cursors.newest_first(client, matches_key(app_id), place)):
-        if scanned == MAX_SCANNED:
+        if scanned == budget:
             next_cursor = cursors.encode(*place) if place else None
             break
         match = repo.find(match_id)
@@ -200,12 +201,9 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
 
 # --- a player's data ------------------------------------------------------------------------
 def player_match_ids(store: Store, player_id: str) -> list[str]:
-    """Every match the player sat down in (service/players.py, `all_match_ids`), newest first,
-    then the matches it joined that those do not name."""
-    ids = dict.fromkeys(store.players.all_match_ids(player_id))
-    for member in store.state.zrevrange(joined_key(player_id), 0, -1):
-        ids.setdefault(member.decode() if isinstance(member, bytes) else str(member))
-    return list(ids)
+    """Every match the player sat down in or joined, newest first (`Players.all_match_ids`,
+    service/players.py): what erasure and the export walk."""
+    return store.players.all_match_ids(player_id)
 
 
 def export(repo: MatchRepository, following: Following, app_id: str, player: Player) -> dict[str, Any]:

@@ -37,6 +37,7 @@
 | `CARDTABLE_WEBHOOK_ALLOW_HTTP` | `0` | `1` takes `http://` webhook URLs (tests, local setups only) |
 | `CARDTABLE_WEBHOOK_ALLOW_PRIVATE` | `0` | `1` takes webhook hosts on private addresses (tests, local use) |
 | `CARDTABLE_WEBHOOK_RETRY_SCALE` | `1` | tests only: scales webhook retry delays and the day to `failing` |
+| `CARDTABLE_WEBHOOK_PENDING` | `10000` | pending webhook deliveries per app; more fail unsent; 0: no limit |
 """
 
 from __future__ import annotations
@@ -102,11 +103,14 @@ class Config:
     CLOCK_SCALE: float = 1.0
     # Webhooks (docs/webhooks.md): how long a process trusts its copy of the event types an
     # app's endpoints want (asked on every commit of an app's match); the two safety switches,
-    # for tests and local setups only; and the tests' seam that shortens the retry schedule.
+    # for tests and local setups only; the tests' seam that shortens the retry schedule; and
+    # the pending deliveries one app may hold (an endpoint that never answers keeps each one
+    # pending for a day of retries).
     WEBHOOKS_TTL: float = 1.0
     WEBHOOK_ALLOW_HTTP: bool = False
     WEBHOOK_ALLOW_PRIVATE: bool = False
     WEBHOOK_RETRY_SCALE: float = 1.0
+    WEBHOOK_PENDING: int = 10_000
 
     @property
     def address_rate_limit(self) -> int:

@@ -19,6 +19,11 @@ from service import errors
 
 # Entries read per round trip while walking a sorted set.
 BATCH = 50
+# Entries a page of a filtered list (the player's matches, an app's) looks at beyond the
+# `limit` it shows, at most: past them it answers what it found, with a cursor that goes on
+# from the last entry it looked at. A page's work is bounded by its `limit`, whatever the list
+# holds; a narrow filter gives short (even empty) pages with a cursor instead.
+MAX_SKIPPED = 50
 
 
 def encode(*place: Any) -> str:

@@ -72,6 +72,8 @@ def build_service(config: Config) -> MatchService:
     svc = MatchService(store, config, queue)
     # Each notice to the own feed of every player it names (GET /v1/me/events, /v1/me/stream).
     svc.repo.notice_sinks.append(store.feeds.take)
+    # A match that ends leaves the live part of its players' lists (GET /v1/me/matches).
+    svc.repo.notice_sinks.append(store.players.take)
     # The apps' webhooks hear of the notices their endpoints want (service/webhook_notices.py).
     svc.repo.notice_sinks.append(webhook_sink(store, queue))
     return svc

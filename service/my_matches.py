@@ -1,8 +1,12 @@
 """A player's matches, for `GET /v1/me/matches`: live ones first, then those that are over,
-newest first in each, each with what an app's match list shows (docs/integrating.md)."""
+newest first in each, each with what an app's match list shows (docs/integrating.md).
+
+The lists are the player's sorted sets (service/players.py), walked from a cursor's place: a
+page costs the entries it looks at, at most `limit` + MAX_SKIPPED, never the whole history."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from service import cursors
@@ -11,6 +15,12 @@ from service.players import Player
 from service.repository import MatchRepository
 
 PARTS = ("live", "done")
+DONE = ("finished", "aborted")  # the statuses of the done part
+# Entries a page may look at beyond the `limit` it shows: those its filter passes over, and
+# those it drops (expired, the seat no longer the player's) or moves (found over).
+MAX_SKIPPED = cursors.MAX_SKIPPED
+# The place before a part's first entry, in a cursor (JSON has no infinity).
+TOP = sys.float_info.max
 
 
 def _place(cursor: str) -> tuple[str, float, str]:
@@ -47,37 +57,56 @@ def entry(match: Match, seat: int) -> dict[str, Any]:
 def my_matches(
     repo: MatchRepository, player: Player, status: str | None, limit: int, cursor: str | None
 ) -> dict[str, Any]:
-    """A page of the player's matches and the cursor of the next one (None: the last page)."""
+    """A page of the player's matches and the cursor of the next one (None: the last page).
+
+    A page looks at `limit` + MAX_SKIPPED entries at most, whatever the player's history: with
+    a filter few of its matches pass (or entries of matches that expired) it answers what it
+    found with the cursor of the last entry it looked at, and the next page goes on from there.
+    A live status never reads the done part (a match over never comes back)."""
     players = repo.store.players
-    part, after = "live", None
+    parts = PARTS if status is None or status in DONE else PARTS[:1]
+    part, place = "live", None  # the part walked, and the last entry looked at in it
     if cursor is not None:
         part, score, match_id = _place(cursor)
-        after = (score, match_id)
+        place = (score, match_id)
+        if part not in parts:
+            return {"matches": [], "next": None}
     found: list[dict[str, Any]] = []
-    last: tuple[str, float, str] | None = None  # where the page's last match stands
+    budget = limit + MAX_SKIPPED
     # Matches to move to the done part, and to drop: changed after the walk over the part, as
     # a sorted set read in pages must not change under its reader.
     over: list[tuple[str, float]] = []
-    gone: list[str] = []
+    expired: list[str] = []
+    left: list[tuple[str, float]] = []
     try:
         while True:
-            for match_id, score in players.matches(player.id, part, after):
+            for match_id, score in players.matches(player.id, part, place):
+                if budget == 0:
+                    return {"matches": found, "next": _cursor(part, place)}
+                budget -= 1
                 match = repo.find(match_id)
                 seat = match.seat_of_player(player.id) if match is not None else None
-                if match is None or seat is None:
-                    gone.append(match_id)  # expired, or the seat was left or handed over
+                if match is None:
+                    expired.append(match_id)
+                elif seat is None:
+                    left.append((match_id, score))  # the seat was left, or handed on
                 elif part == "live" and match.over():
                     over.append((match_id, score))  # listed again among the done ones
                 elif status is None or match.status() == status:
                     if len(found) == limit:
-                        # One more than the page holds: a next page exists, and starts after `last`.
-                        return {"matches": found, "next": cursors.encode(*last) if last else None}
+                        # One more than the page holds: a next page exists, and starts after `place`.
+                        return {"matches": found, "next": _cursor(part, place)}
                     found.append(entry(match, seat))
-                    last = (part, score, match_id)
-            if part == "done":
+                place = (score, match_id)
+            if part == parts[-1]:
                 return {"matches": found, "next": None}
             players.settle(player.id, over)  # before the done part is read
-            over, part, after = [], "done", None
+            over, part, place = [], "done", None
     finally:
         players.settle(player.id, over)
-        players.forget(player.id, gone)
+        players.forget(player.id, expired, left)
+
+
+def _cursor(part: str, place: tuple[float, str] | None) -> str:
+    """The cursor of the entry after `place` in `part` (None: the part's first)."""
+    return cursors.encode(part, *(place or (TOP, "")))

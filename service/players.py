@@ -8,10 +8,14 @@ device (each PUT issues one more); rotating drops them all for one new token.
 Keys, each in a Redis Cluster slot of its own player or app:
 
 - `ct:{pl:<id>}`: the player (app, external id, name, metadata, token hashes);
-- `ct:{pl:<id>}:live` and `:done`: the matches it sits in, scored by when it sat down, live
-  ones until the player's list finds them over (`Players.settle`), as quotas do;
+- `ct:{pl:<id>}:live` and `:done`: the matches it sits in, scored by when it sat down; a
+  match moves from live to done with the commit that ends it (`Players.take`, a notice sink),
+  and the player's list moves one it finds over still (one that ended before this was so);
+- `ct:{pl:<id>}:joined`: matches it sat in and may have left since (service/admin.py writes
+  the ones it joined; the player's list moves there those whose seat is no longer its), so
+  that erasure still finds its name in their events (`Players.match_ids`: all of them);
 - `ct:{pl:<id>}:sat` and `:names`: every match it ever sat down in and every name it had, for
-  its erasure (see `all_match_ids`);
+  its erasure (`all_match_ids`, `names_of`);
 - `ct:{app:<app>}:players`: the app's external ids → player ids.
 """
 
@@ -22,7 +26,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +39,20 @@ MAX_TOKENS = 20  # live tokens a player holds at once; the oldest goes first
 MAX_METADATA = 1024  # bytes of a player's metadata as JSON
 # Matches and names kept for a player's erasure (`all_match_ids`, `names_of`); the oldest go first.
 REMEMBERED = 100_000
+# Entries the done part and the `joined` set keep, the newest; older ones go (their matches
+# expired long before a player plays this many).
+MAX_LISTED = 100_000
+
+# KEYS[1] the live part, KEYS[2] the done part; ARGV: the match, MAX_LISTED. The match moves
+# with its score (when the player sat down), only if it is still in the live part.
+_ENDED = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return 0 end
+redis.call('ZADD', KEYS[2], score, ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[2]) - 1)
+return 1
+"""
 
 
 @dataclass
@@ -106,6 +124,7 @@ class Players:
         self.client = client
         # Called with a player's id once its tokens changed: its waiting feeds re-check theirs.
         self._wake = wake
+        self._ended = client.register_script(_ENDED)
 
     def find(self, app_id: str, external: str) -> Player | None:
         player_id = self.client.hget(directory_key(app_id), external)
@@ -175,6 +194,17 @@ class Players:
         self.client.zadd(match_list_key(player_id, "live"), {match_id: time.time()})
         self.seated(player_id, match_id)
 
+    def take(self, match_id: str, notices: list[dict[str, Any]], relayed: bool = False) -> None:
+        """A notice sink (service/repository.py): the commit that ended a match moves it to the
+        done part of each of its players' lists, so a list's live part holds live matches and
+        its pages read no match they do not show. Moving it twice changes nothing."""
+        players = {p for n in notices if n["type"] == "match.over" for p in n.get("players", [])}
+        for player_id in sorted(players):
+            self._ended(
+                keys=[match_list_key(player_id, "live"), match_list_key(player_id, "done")],
+                args=[match_id, MAX_LISTED],
+            )
+
     def matches(
         self, player_id: str, part: str, after: tuple[float, str] | None
     ) -> Iterator[tuple[str, float]]:
@@ -183,20 +213,34 @@ class Players:
         return cursors.newest_first(self.client, match_list_key(player_id, part), after)
 
     def settle(self, player_id: str, over: list[tuple[str, float]]) -> None:
-        """Move matches the player's list found over to its done part, keeping their scores."""
+        """Move matches the player's list found over to its done part, keeping their scores
+        (matches that ended before their commits moved them: `take`)."""
         if over:
             with self.client.pipeline(transaction=True) as p:
                 p.zrem(match_list_key(player_id, "live"), *(match_id for match_id, _ in over))
                 p.zadd(match_list_key(player_id, "done"), dict(over))
+                p.zremrangebyrank(match_list_key(player_id, "done"), 0, -MAX_LISTED - 1)
                 p.execute()
 
-    def forget(self, player_id: str, gone: list[str]) -> None:
-        """Matches that are gone (expired, or the seat is no longer the player's) leave its lists."""
-        if gone:
-            with self.client.pipeline(transaction=False) as p:
-                p.zrem(match_list_key(player_id, "live"), *gone)
-                p.zrem(match_list_key(player_id, "done"), *gone)
-                p.execute()
+    def forget(self, player_id: str, expired: list[str], left: Sequence[tuple[str, float]] = ()) -> None:
+        """Matches that expired leave the player's lists; those whose seat is no longer the
+        player's (left, or handed on) go to its `joined` set, where erasure still finds them."""
+        gone = [*expired, *(match_id for match_id, _ in left)]
+        if not gone:
+            return
+        with self.client.pipeline(transaction=True) as p:
+            p.zrem(match_list_key(player_id, "live"), *gone)
+            p.zrem(match_list_key(player_id, "done"), *gone)
+            if left:
+                p.zadd(match_list_key(player_id, "joined"), dict(left))
+                p.zremrangebyrank(match_list_key(player_id, "joined"), 0, -MAX_LISTED - 1)
+            p.execute()
+
+    def match_ids(self, player_id: str) -> list[str]:
+        """Every match the player's lists name, live ones, those over and those it sat in once
+        (`joined`), each once, newest first: what erasure and the export walk. It reads the
+        whole lists, so it is for those, never for a page."""
+        return all_match_ids(self.client, player_id)
 
     # --- what its erasure must find (service/erasure.py) -----------------------------------
     # Kept apart from the lists above, which forget a match once the player's seat in it is no
@@ -217,12 +261,8 @@ class Players:
 
     def all_match_ids(self, player_id: str) -> list[str]:
         """Every match the player sat down in, newest first: those its erasure must scrub
-        (matches that expired meanwhile included)."""
-        ids: dict[str, None] = {}
-        for part in ("sat", "live", "done"):  # the lists: for seats taken before `sat` was kept
-            for member in self.client.zrevrange(match_list_key(player_id, part), 0, -1):
-                ids[member.decode() if isinstance(member, bytes) else str(member)] = None
-        return list(ids)
+        (matches that expired meanwhile included). The same as `match_ids`."""
+        return all_match_ids(self.client, player_id)
 
     def names_of(self, player_id: str) -> set[str]:
         """Every name the player showed, as far as `named` was told."""
@@ -233,4 +273,20 @@ class Players:
 
     def erasure_keys(self, player_id: str) -> list[str]:
         """The keys above and the lists, which its erasure deletes with the player."""
-        return [match_list_key(player_id, part) for part in ("live", "done", "sat", "names")]
+        return [match_list_key(player_id, part) for part in ("live", "done", "joined", "sat", "names")]
+
+
+def all_match_ids(client: Any, player_id: str) -> list[str]:
+    """`Players.match_ids` on a client: newest first (when the player sat down, or the match
+    was made for one it joined), each once."""
+    when: dict[str, float] = {}
+    with client.pipeline(transaction=False) as p:
+        # `sat` (every match it sat down in, kept for its erasure) names the others again, and
+        # those it sat in before `sat` was kept are in the three lists.
+        for part in ("live", "done", "joined", "sat"):
+            p.zrange(match_list_key(player_id, part), 0, -1, withscores=True)
+        for rows in p.execute():
+            for member, score in rows:
+                match_id = member.decode() if isinstance(member, bytes) else str(member)
+                when[match_id] = max(score, when.get(match_id, score))
+    return sorted(when, key=lambda match_id: (-when[match_id], match_id))

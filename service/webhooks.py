@@ -5,7 +5,9 @@ An app's endpoints are one hash, `ct:{app:<app>}:webhooks`, in the app's Redis C
 - `<id>`: the endpoint as JSON (`id`, `url`, `events`, `description`, `created`, `secret`);
 - `<id>:off`: present while it is disabled, holding why (`manual`: the app's PATCH; `gone`: the
   receiver answered 410; `failing`: its deliveries failed for 24 h with no success);
-- `<id>:failing`: when its deliveries started failing (cleared by a success).
+- `<id>:failing`: when its deliveries started failing (cleared by a success, never by
+  enabling it again: its next failure still counts from then, and disables it at once when
+  that was a day ago).
 
 The state fields are written apart from the JSON, so a worker disabling an endpoint never
 races the app changing its URL. The secret is kept as issued (`whsec_<base64>`): deliveries
@@ -53,11 +55,12 @@ return 1
 """
 # KEYS[1] the hash; ARGV: id, new JSON or '', and 'on', 'off:<reason>' or ''. Only an endpoint
 # that still exists is changed: a worker disabling one the app deleted must not bring it back.
+# Enabling keeps `:failing`: only a delivered attempt clears it.
 _UPDATE = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
 if ARGV[3] == 'on' then
-  redis.call('HDEL', KEYS[1], ARGV[1] .. ':off', ARGV[1] .. ':failing')
+  redis.call('HDEL', KEYS[1], ARGV[1] .. ':off')
 elseif ARGV[3] ~= '' then
   redis.call('HSET', KEYS[1], ARGV[1] .. ':off', string.sub(ARGV[3], 5))
 end
@@ -168,7 +171,7 @@ class Webhooks:
 
     def update(self, app_id: str, endpoint_id: str, **changes: Any) -> Endpoint:
         """Change `url`, `events`, `description` and `enabled` (re-enabling clears why it was
-        disabled and its failures); 404 for an endpoint the app does not have."""
+        disabled, not since when it fails); 404 for an endpoint the app does not have."""
         endpoint = self.get(app_id, endpoint_id)
         if endpoint is None:
             raise errors.NotFound(f"no webhook endpoint {endpoint_id!r} in this app")

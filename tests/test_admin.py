@@ -101,12 +101,13 @@ def test_pages_read_in_turn_show_every_match_once_and_a_full_last_page_has_no_ne
 
 
 def test_a_page_that_looked_at_enough_matches_answers_short_with_a_cursor(client, table, monkeypatch):
-    monkeypatch.setattr(admin, "MAX_SCANNED", 2)
+    monkeypatch.setattr(admin, "MAX_SKIPPED", 1)
     key = table["key"]
-    short = listed(client, key, "game=zhol&status=active")
-    # The two newest are no active zhol: the page is empty, and where it stopped is its cursor.
+    # A page of 1 looks at 2 matches at most: the two newest are no active zhol, so the page is
+    # empty, and where it stopped is its cursor.
+    short = listed(client, key, "game=zhol&status=active&limit=1")
     assert short["matches"] == [] and short["next_cursor"]
-    rest = listed(client, key, f"game=zhol&status=active&cursor={short['next_cursor']}")
+    rest = listed(client, key, f"game=zhol&status=active&limit=1&cursor={short['next_cursor']}")
     assert ids(rest) == [table["live"]] and rest["next_cursor"] is None
 
 

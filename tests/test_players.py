@@ -7,6 +7,9 @@ import pytest
 
 from service.app import create_app
 from service.config import Config
+from service.cursors import MAX_SKIPPED
+from service.erasure import match_key
+from service.players import match_list_key
 from tests.api_helpers import auth, playable
 
 PLAYER_SEATS = [{"kind": "human", "player": "ana"}, {"kind": "human", "player": "bo"}]
@@ -253,3 +256,101 @@ def test_a_full_last_page_of_my_matches_says_there_is_no_next(client, svc):
         )
     page = client.get("/v1/me/matches?limit=2", headers=auth(token)).get_json()
     assert len(page["matches"]) == 2 and page["next"] is None
+
+
+def hmgets(svc) -> int:
+    """HMGETs the match state's Redis has served: one a match record read (Store.load)."""
+    stats = svc.store.state.info("commandstats")
+    return int(stats.get("cmdstat_hmget", {}).get("calls", 0))
+
+
+def long_history(client, svc, external: str, cloned: int) -> tuple[str, str, str, list[str]]:
+    """A player with one live match, one finished match and `cloned` older finished matches
+    (copies of the finished one's record under new ids, as many matches as a loop of
+    create-and-resign leaves): its token, player id, live match and done matches newest first."""
+    token = put_player(client, new_app(svc), external)
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    over = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(token)).get_json()[
+        "id"
+    ]
+    resign = client.post(f"/v1/matches/{over}/actions", json={"type": "resign"}, headers=auth(token))
+    assert resign.status_code == 200
+    live = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(token)).get_json()[
+        "id"
+    ]
+    player_id = token[4:20]
+    state = svc.store.state
+    done_key = match_list_key(player_id, "done")
+    # The commit that ended the match moved it to the done part: no list read was needed.
+    assert state.zscore(match_list_key(player_id, "live"), over) is None
+    newest = state.zscore(done_key, over)
+    assert newest is not None
+    record = state.dump(match_key(over, "match"))
+    clones = [f"{n:016x}" for n in range(1, cloned + 1)]
+    with state.pipeline(transaction=False) as p:
+        for n, clone in enumerate(clones, 1):
+            p.restore(match_key(clone, "match"), 3_600_000, record, replace=True)
+            p.zadd(done_key, {clone: newest - n})
+        p.execute()
+    return token, player_id, live, [over, *clones]
+
+
+def test_a_page_of_my_matches_reads_what_it_shows_whatever_the_history(client, svc):
+    token, _, live, done = long_history(client, svc, "looper", 3000)
+    seen: list[str] = []
+    cursor = ""
+    while True:
+        before = hmgets(svc)
+        page = client.get(f"/v1/me/matches?limit=50{cursor}", headers=auth(token)).get_json()
+        # The page's own matches, the one that says a next page exists, and the caller's token
+        # check (one HMGET of the player's hash).
+        assert hmgets(svc) - before <= 50 + 2
+        seen += [m["id"] for m in page["matches"]]
+        if page["next"] is None:
+            break
+        cursor = f"&cursor={page['next']}"
+    # Every match once: the live one first, then those over, newest first.
+    assert seen == [live, *done]
+    # A filter that no match passes reads at most `limit` + MAX_SKIPPED matches a page, and says
+    # where to go on.
+    before = hmgets(svc)
+    page = client.get("/v1/me/matches?limit=1&status=aborted", headers=auth(token)).get_json()
+    assert page["matches"] == [] and page["next"] is not None
+    assert hmgets(svc) - before <= 1 + MAX_SKIPPED + 1
+    # A live status never reads the matches that are over.
+    before = hmgets(svc)
+    page = client.get("/v1/me/matches?status=active", headers=auth(token)).get_json()
+    assert [m["id"] for m in page["matches"]] == [live] and page["next"] is None
+    assert hmgets(svc) - before <= 1 + 1
+
+
+def test_matches_over_still_in_an_old_live_list_are_listed_once_among_those_over(client, svc):
+    token, player_id, live, done = long_history(client, svc, "old-timer", 120)
+    # As lists were stored before a match's end moved it: every match in the live part.
+    state = svc.store.state
+    done_key, live_key = match_list_key(player_id, "done"), match_list_key(player_id, "live")
+    state.zadd(live_key, {m: s for m, s in state.zrange(done_key, 0, -1, withscores=True)})
+    state.delete(done_key)
+    seen: list[str] = []
+    cursor = ""
+    while True:
+        page = client.get(f"/v1/me/matches?limit=20{cursor}", headers=auth(token)).get_json()
+        seen += [m["id"] for m in page["matches"]]
+        if page["next"] is None:
+            break
+        cursor = f"&cursor={page['next']}"
+    assert seen == [live, *done]
+    assert state.zcard(live_key) == 1 and state.zcard(done_key) == len(done)
+
+
+def test_a_match_whose_seat_the_player_no_longer_holds_stays_among_all_its_matches(client, svc):
+    key = new_app(svc)
+    tokens = {p: put_player(client, key, p) for p in ("ana", "bo")}
+    match_id = client.post(
+        "/v1/matches", json={"game": "zhol", "seats": PLAYER_SEATS}, headers=auth(key)
+    ).get_json()["id"]
+    code = client.post(f"/v1/matches/{match_id}/invite", headers=auth(tokens["ana"])).get_json()["code"]
+    assert client.post(f"/v1/matches/{match_id}/claim", json={"code": code, "name": "Dee"}).status_code == 200
+    assert client.get("/v1/me/matches", headers=auth(tokens["ana"])).get_json()["matches"] == []
+    # Her list dropped it, and erasure still finds it: her name is in its events.
+    assert svc.store.players.match_ids(tokens["ana"][4:20]) == [match_id]

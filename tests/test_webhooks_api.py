@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import time
 
 import pytest
 
+from service import errors
 from service.app import create_app
 from service.config import Config
 from service.webhook_urls import address_refusal
@@ -310,4 +312,80 @@ def test_an_endpoint_lists_its_last_100_deliveries_and_keeps_the_pending_ones_be
     # Creating the same notice's delivery again makes nothing.
     again = {"id": f"{'ab' * 8}-50-match.over", "type": "match.over", "timestamp": "x", "data": {}}
     assert store.create(app_id, [(endpoint["id"], again)], 0.0) == []
+    client.delete(f"/v1/webhooks/{endpoint['id']}", headers=auth(key))
+
+
+def test_enabling_an_endpoint_again_keeps_since_when_it_fails(client, svc):
+    key = new_app(svc)
+    app_id = key[4:16]
+    endpoint = create(client, key)
+    hooks = svc.store.webhooks
+    since = hooks.failed(app_id, endpoint["id"], time.time() - 90_000)  # failing for over a day
+    hooks.disable(app_id, endpoint["id"], "failing")
+    r = client.patch(f"/v1/webhooks/{endpoint['id']}", json={"enabled": True}, headers=auth(key))
+    assert r.get_json()["enabled"] is True and r.get_json()["disabled_reason"] is None
+    # The next failure counts from then (and disables it again at once); only a success clears it.
+    assert hooks.get(app_id, endpoint["id"]).failing_since == pytest.approx(since, abs=0.01)
+    assert hooks.failed(app_id, endpoint["id"], time.time()) == pytest.approx(since, abs=0.01)
+    hooks.succeeded(app_id, endpoint["id"])
+    assert hooks.get(app_id, endpoint["id"]).failing_since is None
+
+
+def test_an_app_sends_at_most_10_tests_and_retries_a_minute(client, svc):
+    key, other = new_app(svc), new_app(svc)
+    endpoint = create(client, key)
+    base = f"/v1/webhooks/{endpoint['id']}"
+    sent = [client.post(f"{base}/test", headers=auth(key)) for _ in range(9)]
+    assert [r.status_code for r in sent] == [202] * 9
+    retried = client.post(f"{base}/deliveries/{sent[0].get_json()['id']}/retry", headers=auth(key))
+    assert retried.status_code == 202
+    for refused in (
+        client.post(f"{base}/test", headers=auth(key)),
+        client.post(f"{base}/deliveries/{sent[0].get_json()['id']}/retry", headers=auth(key)),
+    ):
+        assert refused.status_code == 429
+        assert refused.get_json()["error"] == "quota_exceeded"
+        assert refused.get_json()["quota"] == "webhook_sends"
+        assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    listed = client.get(f"{base}/deliveries", headers=auth(key)).get_json()["deliveries"]
+    assert len(listed) == 9  # the refused test made nothing
+    # Another app counts its own.
+    theirs = create(client, other)
+    assert client.post(f"/v1/webhooks/{theirs['id']}/test", headers=auth(other)).status_code == 202
+    for k, e in ((key, endpoint), (other, theirs)):  # their attempts stop at once, sending nothing
+        client.delete(f"/v1/webhooks/{e['id']}", headers=auth(k))
+
+
+def test_an_apps_pending_deliveries_are_bounded_and_the_rest_fail_unsent_but_listed(client, svc):
+    key = new_app(svc)
+    app_id = key[4:16]
+    endpoint = create(client, key)
+    store = svc.store.deliveries
+
+    def told(n: int) -> tuple[str, dict]:
+        notice = {"id": f"{'cd' * 8}-{n}-match.over", "type": "match.over", "timestamp": "x", "data": {}}
+        return endpoint["id"], notice
+
+    made = store.create(app_id, [told(n) for n in range(3)], 0.0, pending_limit=2)
+    assert len(made) == 2 and store.pending(app_id) == 2
+    listed = client.get(f"/v1/webhooks/{endpoint['id']}/deliveries", headers=auth(key)).get_json()[
+        "deliveries"
+    ]
+    unsent = [d for d in listed if d["status"] == "failed"]
+    assert len(listed) == 3 and len(unsent) == 1 and unsent[0]["attempts"] == 0
+    assert "2 pending deliveries" in unsent[0]["error"]
+    # A test send, or a retry, past the limit is refused and makes nothing.
+    with pytest.raises(errors.QuotaExceeded) as refused:
+        store.create(app_id, [told(9)], 0.0, pending_limit=2, refuse=True)
+    assert refused.value.quota == "webhook_pending"
+    with pytest.raises(errors.QuotaExceeded):
+        store.retry(app_id, unsent[0]["id"], 0.0, pending_limit=2)
+    # One delivered frees a place: the unsent one can be retried, and counts.
+    delivered = store.get(app_id, made[0][0])
+    assert store.finish(app_id, delivered, status="delivered", attempts=1)
+    assert store.pending(app_id) == 1
+    assert store.retry(app_id, unsent[0]["id"], 0.0, pending_limit=2) == 1
+    assert store.pending(app_id) == 2
+    for delivery_id in (made[1][0], unsent[0]["id"]):  # no worker is to try them
+        store.settled(app_id, delivery_id)
     client.delete(f"/v1/webhooks/{endpoint['id']}", headers=auth(key))

@@ -14,6 +14,7 @@ from standardwebhooks.webhooks import Webhook
 
 from service.app import create_app
 from service.config import Config
+from service.jobqueue import delivery_job_id
 from tests.api_helpers import auth
 from tests.test_players import new_app
 from tests.webhook_helpers import (
@@ -412,3 +413,27 @@ def test_https_is_verified_against_the_urls_host_name_though_sent_to_the_checked
         (refused,) = until(lambda: [d for d in deliveries(client, key, by_address) if d["attempts"]])
         assert refused["status_code"] is None and refused["error"].startswith("TLS"), refused
     assert len(hook.received) == 1
+
+
+def test_tests_and_retries_to_a_failing_endpoint_wait_behind_healthy_endpoints(client, svc):
+    key = new_app(svc)
+    app_id = key[4:16]
+    queue = svc.repo.queue
+    with receiver(200) as hook:
+        failing, healthy = register(client, key, hook.url), register(client, key, hook.url)
+        svc.store.webhooks.failed(app_id, failing["id"], time.time())
+        # Enabled again after the service disabled it: its failures are still counted.
+        svc.store.webhooks.disable(app_id, failing["id"], "failing")
+        client.patch(f"/v1/webhooks/{failing['id']}", json={"enabled": True}, headers=auth(key))
+        sent = client.post(f"/v1/webhooks/{failing['id']}/test", headers=auth(key)).get_json()
+        fine = client.post(f"/v1/webhooks/{healthy['id']}/test", headers=auth(key)).get_json()
+        retried = client.post(
+            f"/v1/webhooks/{failing['id']}/deliveries/{sent['id']}/retry", headers=auth(key)
+        )
+        assert retried.status_code == 202
+        low, first = queue.webhook_retries.job_ids, queue.webhooks.job_ids
+        assert delivery_job_id(sent["id"], 0) in low and delivery_job_id(sent["id"], 1) in low
+        assert delivery_job_id(fine["id"], 0) in first
+        assert not {delivery_job_id(sent["id"], 0), delivery_job_id(sent["id"], 1)} & set(first)
+        for endpoint in (failing, healthy):  # their attempts stop at once, sending nothing
+            client.delete(f"/v1/webhooks/{endpoint['id']}", headers=auth(key))

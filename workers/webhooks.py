@@ -68,7 +68,15 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
         failing = frozenset(e.id for e in endpoints if e.failing_since is not None)
         grace = svc.config.SWEEP_GRACE
         made += len(
-            delivery_records.start(svc.store.deliveries, rq_queue(svc), grace, app_id, wanted, failing)
+            delivery_records.start(
+                svc.store.deliveries,
+                rq_queue(svc),
+                grace,
+                app_id,
+                wanted,
+                failing,
+                pending_limit=svc.config.WEBHOOK_PENDING,
+            )
         )
     svc.store.deliveries.fanned(match_id, version)  # the relay need not hand them on again
     return f"match {match_id} v{version}: {made} deliveries"

@@ -45,8 +45,8 @@ class AppMatches(MethodView):
         Every match created with your app key or by one of your players, and every match one
         of your players joined, while it is stored. `status`, `game` and `player` (an external
         id) narrow the list; pass `next_cursor` back as `cursor` for the next page (null on
-        the last). A page looks at 500 matches at most: with a narrow filter it may hold fewer
-        than `limit` while `next_cursor` is not null.
+        the last). A page looks at `limit` + 50 matches at most: with a narrow filter it may
+        hold fewer than `limit` (even none) while `next_cursor` is not null.
         """
         app = current_caller().require_app()
         filters = {k: query.get(k) for k in ("status", "game", "player")}

@@ -125,6 +125,8 @@ class MyMatches(MethodView):
 
         Each with the player's seat, `your_turn`, the turn's `deadline` when a clock runs and
         when it last changed: all an app needs to show a player's games again on a new phone.
+        A page looks at `limit` + 50 of the player's matches at most: with a `status` it may
+        hold fewer than `limit` (even none) while `next` is not null.
         """
         player = current_caller().require_player()
         return my_matches(service().repo, player, query.get("status"), query["limit"], query.get("cursor"))

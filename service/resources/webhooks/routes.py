@@ -60,6 +60,11 @@ def _jobs() -> JobQueue:
     return queue
 
 
+def _failing(endpoint: Endpoint) -> frozenset[str]:
+    """The endpoint, when its deliveries are failing: its sends wait behind healthy endpoints'."""
+    return frozenset({endpoint.id}) if endpoint.failing_since is not None else frozenset()
+
+
 def _started(app_id: str, delivery_id: str) -> dict:
     delivery = service().store.deliveries.get(app_id, delivery_id)
     assert delivery is not None  # just written
@@ -119,7 +124,8 @@ class Webhook(MethodView):
 
         `enabled: false` stops its deliveries (`disabled_reason` `manual`); `enabled: true`
         starts them again and clears `disabled_reason`, also after the service disabled it
-        (`gone`, `failing`). A new URL is checked as on creation (422 `url_not_allowed`).
+        (`gone`, `failing`), but not its failures: still failing, its next failed attempt
+        disables it again. A new URL is checked as on creation (422 `url_not_allowed`).
         """
         app_id, endpoint = own_endpoint(webhook_id)
         if "url" in body:
@@ -153,17 +159,26 @@ class SendTest(MethodView):
 
         Of the body's `type`, else the first type the endpoint wants. Answers the delivery at
         once (202, `pending`); follow it in the endpoint's deliveries. 409 `conflict` for a
-        disabled endpoint: enable it first.
+        disabled endpoint: enable it first. Tests and retries: 10 a minute an app (429
+        `quota_exceeded`, `webhook_sends`); none while the app holds its most pending
+        deliveries (429, `webhook_pending`).
         """
         app_id, endpoint = own_endpoint(webhook_id)
         if not endpoint.enabled:
             raise errors.Conflict(f"webhook endpoint {webhook_id} is disabled ({endpoint.disabled_reason})")
         svc = service()
+        svc.store.deliveries.count_manual(app_id)
         notice = example_notice(app_id, body.get("type") or endpoint.events[0])
-        wanted = [(endpoint.id, notice)]
-        grace = svc.config.SWEEP_GRACE
         (made,) = deliveries.start(
-            svc.store.deliveries, _jobs(), grace, app_id, wanted, delivery_id=svc.store.deliveries.new_id()
+            svc.store.deliveries,
+            _jobs(),
+            svc.config.SWEEP_GRACE,
+            app_id,
+            [(endpoint.id, notice)],
+            _failing(endpoint),
+            delivery_id=svc.store.deliveries.new_id(),
+            pending_limit=svc.config.WEBHOOK_PENDING,
+            refuse=True,
         )
         return _started(app_id, made)
 
@@ -194,7 +209,9 @@ class RetryDelivery(MethodView):
 
         Any delivery of the last 100, failed, delivered or still pending; it is sent with its
         first webhook-id, so a receiver that has it already can tell. 409 `conflict` for a
-        disabled endpoint: enable it first.
+        disabled endpoint: enable it first. Counted with the tests: 10 a minute an app (429
+        `quota_exceeded`, `webhook_sends`); none while the app holds its most pending
+        deliveries (429, `webhook_pending`).
         """
         app_id, endpoint = own_endpoint(webhook_id)
         svc = service()
@@ -204,6 +221,16 @@ class RetryDelivery(MethodView):
             raise errors.NotFound(f"no delivery {delivery_id!r} of webhook endpoint {webhook_id}")
         if not endpoint.enabled:
             raise errors.Conflict(f"webhook endpoint {webhook_id} is disabled ({endpoint.disabled_reason})")
-        if not deliveries.retry(svc.store.deliveries, _jobs(), svc.config.SWEEP_GRACE, app_id, delivery.id):
+        svc.store.deliveries.count_manual(app_id)
+        sent = deliveries.retry(
+            svc.store.deliveries,
+            _jobs(),
+            svc.config.SWEEP_GRACE,
+            app_id,
+            delivery.id,
+            failing=endpoint.failing_since is not None,
+            pending_limit=svc.config.WEBHOOK_PENDING,
+        )
+        if not sent:
             raise errors.NotFound(f"no delivery {delivery_id!r} of webhook endpoint {webhook_id}")
         return _started(app_id, delivery.id)
