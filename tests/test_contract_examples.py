@@ -87,6 +87,8 @@ def required_errors(path: str, op: dict) -> set[int]:
         need.add(404)
     if {"bearer": []} in op.get("security", []):
         need.add(401)  # a malformed Authorization header, or a token of no seat
+    if op["operationId"] in ("createMatch", "joinMatch", "claimSeat", "quickPlay"):
+        need.add(401)  # an Authorization that is no app key or player token (service/app.py)
     return need
 
 
