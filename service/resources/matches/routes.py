@@ -25,6 +25,7 @@ from service.resources.matches.feed_schemas import (
     EventsQuerySchema,
     EventsSchema,
     HistorySchema,
+    StreamEventSchema,
     StreamHeadersSchema,
     StreamQuerySchema,
 )
@@ -359,7 +360,7 @@ class Events(MethodView):
 class Stream(MethodView):
     @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
-    @blp.response(200, content_type="text/event-stream", example=examples.STREAM)
+    @blp.view_response(200, StreamEventSchema, content_type="text/event-stream", example=examples.STREAM)
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="streamEvents")
