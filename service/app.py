@@ -40,8 +40,9 @@ SWAGGER_UI_ASSETS = "/docs/assets/"
 SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"}
 
 
-# With CARDTABLE_REQUIRE_APP, the calls that make a match or give a seat: create, rematch,
-# join, claim (an invitation) and quick play.
+# The calls that make a match or give a seat: create, rematch, join, claim (an invitation) and
+# quick play. Their credential is an app key or a player token (a rematch's also its old seat's
+# token), and with CARDTABLE_REQUIRE_APP they need one.
 APP_ONLY_ENDPOINTS = frozenset(
     {"matches.Matches", "matches.Rematch", "matches.Join", "matches.Claim", "lobby.Quick"}
 )
@@ -203,7 +204,7 @@ def _install_hooks(app: Flask, svc: MatchService, config: Config) -> None:
     first, so CORS sees the Vary that _cache_headers set."""
     _install_request_ids(app)
     _install_rate_limit(app, svc, config)
-    _install_require_app(app, config)
+    _install_credentials(app, config)
     cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
     app.after_request(_cache_headers)
 
@@ -411,22 +412,31 @@ def _count_on_app(svc: MatchService, endpoint: str | None) -> bool:
     return True
 
 
-def _install_require_app(app: Flask, config: Config) -> None:
-    """CARDTABLE_REQUIRE_APP: the calls that make a match or give a seat (create, rematch, join,
-    claim, quick play) need an app key or a player token; everything else is as without it. Checked
-    here by endpoint, before the view reads its body."""
-    if not config.REQUIRE_APP:
-        return
+def _install_credentials(app: Flask, config: Config) -> None:
+    """The calls that make a match or give a seat (create, rematch, join, claim, quick play) take
+    an app key or a player token as their credential, checked here by endpoint before the view
+    reads its body: a bad one is 401 (in current_caller). Any other Authorization is 401 too,
+    never taken for an anonymous caller (docs/api.md, "Bearers"): a mangled or made-up bearer,
+    or a seat token, which acts in its own seat only; a client that sends one has a bug to hear
+    of. A rematch takes its old seat's token and checks it against that match itself.
+    CARDTABLE_REQUIRE_APP: these calls need an app key or a player token."""
 
     @app.before_request
-    def _require_app():
+    def _check_credential():
         req = current_request()
         if req.method != "POST" or req.endpoint not in APP_ONLY_ENDPOINTS:
             return
-        if current_caller().app is None:  # a bad key or token is 401 in current_caller
+        if current_caller().app is not None:
+            return
+        if config.REQUIRE_APP:
             raise errors.InvalidToken(
                 "this server plays only through apps: send your app's key (Authorization: Bearer"
                 " ctk_...) or a player token (Authorization: Bearer ctp_...)"
+            )
+        if req.endpoint != "matches.Rematch" and "Authorization" in req.headers:
+            raise errors.InvalidToken(
+                "this call takes an app key (Bearer ctk_...) or a player token (Bearer ctp_...), or no"
+                " Authorization at all: this one is neither (a seat token acts in its own seat only)"
             )
 
 

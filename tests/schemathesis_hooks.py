@@ -1,10 +1,9 @@
 """Hooks of the project's schemathesis run (tests/test_schemathesis.py), loaded by schemathesis
 itself through SCHEMATHESIS_HOOKS.
 
-Integers are written as integers: the service refuses 3.0 where it takes 3 (docs/api.md,
-"Limits"), which JSON Schema cannot say (to it 3.0 is the integer 3). schemathesis spells some
-generated integers of a JSON body that way on purpose; they are written back as integers, so a
-refusal of one is not reported as a schema-valid body refused.
+Integers are sent as schemathesis writes them: it spells some generated integers of a JSON body
+with a fraction (3.0) on purpose, which JSON Schema calls an integer and the service takes as one
+(docs/api.md, "Limits", "Numbers").
 
 A new match's `client_seed` belongs to a human seat of the creator's (docs/api.md, "Fair
 deals"): JSON Schema says it only with `contains` under an `if` (a string client_seed, then
@@ -36,21 +35,6 @@ import schemathesis
 
 _SPEC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "openapi", "openapi.json")
 _VALIDATORS: dict[str, Any] = {}
-
-
-def _as_integers(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
-        return int(value)
-    if isinstance(value, list):
-        return [_as_integers(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _as_integers(v) for k, v in value.items()}
-    return value
-
-
-@schemathesis.hook
-def map_body(context, body):
-    return _as_integers(body)
 
 
 @schemathesis.hook("filter_body").apply_to(operation_id=["createMatch", "quickPlay"])

@@ -87,6 +87,8 @@ def required_errors(path: str, op: dict) -> set[int]:
         need.add(404)
     if {"bearer": []} in op.get("security", []):
         need.add(401)  # a malformed Authorization header, or a token of no seat
+    if op["operationId"] in ("createMatch", "joinMatch", "claimSeat", "quickPlay"):
+        need.add(401)  # an Authorization that is no app key or player token (service/app.py)
     return need
 
 
@@ -99,12 +101,40 @@ def test_every_operation_declares_the_errors_it_can_give():
             assert "Error" in json.dumps(op["responses"][str(status)]) or path == "/readyz", (path, status)
 
 
+def sse_events(text: str) -> list[dict[str, str]]:
+    """The events of a text/event-stream: the fields of each block that has `data`."""
+    events = []
+    for block in text.split("\n\n"):
+        fields = dict(line.partition(": ")[::2] for line in block.splitlines() if not line.startswith(":"))
+        if "data" in fields:
+            events.append(fields)
+    return events
+
+
+def stream_example_errors(schema: dict, example: str) -> list[str]:
+    """What is wrong with a text/event-stream example: its schema describes each event of the
+    stream, and the event's `data` holds the JSON its `contentSchema` names (docs/api.md, "Events")."""
+    name = schema["$ref"].rsplit("/", 1)[1]
+    content = DOC["components"]["schemas"][name]["properties"]["data"]["contentSchema"]
+    events = sse_events(example)
+    errors = [] if events else ["no event"]
+    for event in events:
+        errors += [e.message for e in validator(schema).iter_errors(event)]
+        errors += [e.message for e in validator(content).iter_errors(json.loads(event["data"]))]
+    return errors
+
+
 def test_every_example_fits_its_schema():
     checked = 0
     for path, method, op in operations():
         for where, media, schema, example in op_examples(op):
             if schema is None:
                 assert isinstance(example, str) and media and media.startswith("text/"), (path, where)
+                continue
+            if media == "text/event-stream":
+                errors = stream_example_errors(schema, example)
+                assert not errors, f"{method.upper()} {path} {where}: {errors}"
+                checked += 1
                 continue
             errors = [e.message for e in validator(schema).iter_errors(example)]
             assert not errors, f"{method.upper()} {path} {where}: {errors}"
@@ -121,6 +151,11 @@ def test_the_example_check_refuses_an_example_that_breaks_its_schema():
     broken = {**examples.VIEW, "status": "paused"}
     assert not validator(schema).is_valid(broken)
     assert validator(schema).is_valid(examples.VIEW)
+    # A stream's events are checked each: a frame without its id, or data no Event fits.
+    stream = {"$ref": "#/components/schemas/StreamEvent"}
+    assert stream_example_errors(stream, examples.STREAM) == []
+    assert stream_example_errors(stream, 'event: bid\ndata: {"type":"bid","seat":0,"tricks":3,"seq":5}\n\n')
+    assert stream_example_errors(stream, 'id: 5\nevent: bid\ndata: {"type":"bid","tricks":"3"}\n\n')
 
 
 def test_committed_examples_are_the_ones_in_service_examples():

@@ -61,7 +61,8 @@ def test_huge_json_integers_are_400_not_a_crash(api, digits):
 
 
 def test_integers_beyond_64_bits_are_refused_by_the_schema(api):
-    """Not a float that would be truncated: 2**64 decodes as a number no integer field takes."""
+    """Not a float that would be truncated: 2**64 decodes as a float, whose integer is beyond
+    every integer field's bounds."""
     body = f'{{"game": "spades", "seats": {HUMANS4!r}, "seed": {2**64}}}'.replace("'", '"')
     assert "seed" in error_of(post_raw(api, "/v1/matches", body), 422, "validation_error")["errors"]
 
@@ -165,7 +166,8 @@ def test_seed_is_a_strict_bounded_integer(api, seed):
         ("spades", {"target_score": 10**30}),
         ("spades", {"target_score": 10**9 + 1}),
         ("spades", {"target_score": 10_001}),
-        ("spades", {"target_score": 500.0}),
+        ("spades", {"target_score": 500.5}),
+        ("spades", {"target_score": True}),
         ("spades", {"target_score": "500"}),
         ("spades", {"first_dealer": [3]}),
         ("zoliky", {"target_wins": 101}),
@@ -189,13 +191,31 @@ def test_every_integer_option_of_every_game_is_bounded_and_listed(api):
                 assert (shown["minimum"], shown["maximum"]) == (option.minimum, option.maximum)
 
 
-@pytest.mark.parametrize("tricks", ["3", 3.0, 14, -1, True, 10**20])
+@pytest.mark.parametrize("tricks", ["3", 3.5, 14, -1, True, 10**20, 13.000001])
 def test_bids_are_strict_integers_from_0_to_13(api, tricks):
     match_id, tokens = new_spades(api)
     seat = api.view(match_id)["turn"]["seat"]
     resp = api.act(match_id, tokens[seat], {"type": "bid", "tricks": tricks})
     assert "tricks" in error_of(resp, 422, "validation_error")["errors"]
     assert api.view(match_id)["version"] == 0
+
+
+def test_integral_numbers_written_with_a_fraction_are_the_integers(api):
+    """JSON Schema's integer takes 3.0, and Swift's JSONEncoder writes a Double so: a seed, an
+    option, a table size and a bid so written are the integers (docs/api.md, "Limits")."""
+    seats = [HUMANS4[0], *[{"kind": "bot", "level": "easy"}] * 3]
+    body = {"game": "spades", "seats": seats, "seed": 7.0, "options": {"target_score": 500.0}}
+    created = api.c.post("/v1/matches", json=body)
+    assert created.status_code == 201, created.get_json()
+    assert api.view(created.get_json()["id"])["options"]["target_score"] == 500
+    quick = api.c.post("/v1/matches/quick", json={"game": "zhol", "players": 4.0})
+    assert quick.status_code == 200, quick.get_json()
+    assert len(api.view(quick.get_json()["id"])["players"]) == 4
+    match_id, tokens = new_spades(api)
+    seat = api.view(match_id)["turn"]["seat"]
+    resp = api.act(match_id, tokens[seat], {"type": "bid", "tricks": 3.0})
+    assert resp.status_code == 200, resp.get_json()
+    assert api.view(match_id, tokens[seat])["players"][seat]["bid"] == 3
 
 
 # --- headers and query parameters ----------------------------------------------------------

@@ -215,7 +215,8 @@ def test_quick_play_joins_the_oldest_listed_match_of_the_same_table(api):
         ({"game": "zoliky", "name": "a\x00b"}, "name"),
         ({"game": "zoliky", "name": "Ana\nBo"}, "name"),
         ({"game": "zhol", "players": "4"}, "players"),
-        ({"game": "zhol", "players": 4.0}, "players"),
+        ({"game": "zhol", "players": 4.5}, "players"),
+        ({"game": "zhol", "players": True}, "players"),
     ],
 )
 def test_bad_quick_play_is_422_and_creates_nothing(api, body, field):

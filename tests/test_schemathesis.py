@@ -159,7 +159,7 @@ def test_schemathesis_finds_no_failure_in_the_committed_contract(live_service, t
     command = [sys.executable, "-c", launch, "--config-file", config, "run", SPEC, "--url", live_service]
     command += ["--max-examples", "25", "--seed", "2026", "--workers", "1"]
     command += ["--no-color", "--generation-database", "none"]
-    # Integers are written as integers (tests/schemathesis_hooks.py says why).
+    # The body filter and the moves' check of tests/schemathesis_hooks.py.
     env = dict(os.environ, SCHEMATHESIS_HOOKS="tests.schemathesis_hooks")
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=480)

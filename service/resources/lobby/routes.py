@@ -46,7 +46,8 @@ class Listed(MethodView):
 class Quick(MethodView):
     @blp.arguments(QuickPlaySchema(), example=examples.QUICK_PLAY)
     @blp.response(200, QuickPlayedSchema, example=examples.QUICK_PLAYED)
-    @declare_errors(blp, 400, 413, 422, 429, 503)
+    # 401: an Authorization that is no app key or player token (service/app.py).
+    @declare_errors(blp, 400, 401, 413, 422, 429, 503)
     @blp.doc(operationId="quickPlay")
     def post(self, body):
         """Take a seat in the oldest listed match of this game and options, or host a new one
@@ -55,7 +56,8 @@ class Quick(MethodView):
         after defaults. With no seat free it creates a listed match with you in seat 0, the
         host (`created`: true), every other seat open. The token is shown only once.
         `client_seed` (at most 64 characters) is your seat's seed for the deal (docs/api.md,
-        "Fair deals").
+        "Fair deals"). Anonymous, or with an app key or a player token (docs/integrating.md); any
+        other Authorization is 401 `invalid_token`.
         """
         return lobby().quick(
             body["game"],

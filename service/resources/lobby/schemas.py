@@ -7,6 +7,7 @@ from engines.registry import GAMES
 from service.contract import quick_play_extra
 from service.extensions import Schema
 from service.lobby import CURSOR_PATTERN
+from service.resources.matches.fields import WholeNumbers
 from service.resources.matches.schemas import OPTIONS, client_seed_field, name_field
 
 
@@ -71,7 +72,7 @@ class LobbyPageSchema(Schema):
     )
 
 
-class QuickPlaySchema(Schema):
+class QuickPlaySchema(WholeNumbers, Schema):
     """The game, options, name and table size a quick player wants, and its seed for the deal."""
 
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import marshmallow as ma
 
+from service.contract import ref
 from service.extensions import Schema
 from service.game_schemas import event_schema_replacement
 from service.resources.matches.schemas import MAX_SEQ, OPTIONS, AsIs
@@ -133,3 +134,35 @@ class HistorySchema(Schema):
     )
     events = ma.fields.List(AsIs(EventSchema), required=True)
     version = ma.fields.Integer(required=True)
+
+
+class SseFrameSchema(Schema):
+    """One event of an event stream as Server-Sent Events frame it: `id`, `event` and `data`
+    lines, then a blank line (docs/api.md, "Events"). The stream's `schema` describes each such
+    event, as OpenAPI before 3.2 (which adds `itemSchema`) reads a text/event-stream; a
+    `retry: 1000` line opens the stream and `: keep-alive` comments keep it open, neither an
+    event."""
+
+    # The component `data` holds, as JSON (a subclass names it).
+    CONTENT = ""
+
+    id = ma.fields.String(
+        required=True,
+        metadata={"description": "the event's seq (Last-Event-ID resumes after it)", "pattern": "^[0-9]+$"},
+    )
+    event = ma.fields.String(required=True, metadata={"description": "the event's type"})
+    data = ma.fields.String(required=True, metadata={"description": "the event itself, one line of JSON"})
+
+    @classmethod
+    def json_schema_extra(cls) -> dict:
+        content = {"contentMediaType": "application/json", "contentSchema": ref(cls.CONTENT)}
+        return {"properties": {"data": content}}
+
+
+class StreamEventSchema(SseFrameSchema):
+    """One event of a match's stream (GET …/stream), framed as `id:`, `event:` and `data:` lines
+    and a blank line: an `Event`, as the long-poll gives it, in `data`; `id` is its seq, `event`
+    its type. The stream's schema describes each event (OpenAPI 3.1 has no itemSchema); the
+    `retry:` line that opens it and the `: keep-alive` comments are no events."""
+
+    CONTENT = "Event"

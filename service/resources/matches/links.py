@@ -19,6 +19,7 @@ _TARGETS = [
     ("act", "/actions", "post", True),
     ("join", "/join", "post", False),
     ("events", "/events", "get", True),
+    ("stream", "/stream", "get", True),
     ("history", "/history", "get", True),
     ("startRound", "/rounds", "post", True),
     ("end", "/end", "post", True),
@@ -53,5 +54,5 @@ def created() -> dict[str, Any]:
 
 def joined() -> dict[str, Any]:
     """Links of POST …/join: the joined seat's token."""
-    names = ("view", "act", "events", "leave", "invite", "history")
+    names = ("view", "act", "events", "stream", "leave", "invite", "history")
     return {"content_type": None, "links": _links("$request.path.match_id", "$response.body#/token", names)}

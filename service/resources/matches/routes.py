@@ -25,6 +25,7 @@ from service.resources.matches.feed_schemas import (
     EventsQuerySchema,
     EventsSchema,
     HistorySchema,
+    StreamEventSchema,
     StreamHeadersSchema,
     StreamQuerySchema,
 )
@@ -123,13 +124,17 @@ def _errors(*codes):
 
 # A call with a JSON body may also get 400 (not JSON), 413 (too large) and 422 (not the schema).
 BODY_ERRORS = (400, 413, 422)
+# A call that makes a match or gives a seat takes an app key or a player token, and answers any
+# other Authorization 401 (service/app.py, _install_credentials). Its security is not declared:
+# a generated client would then want an authenticated client for it, and it needs none.
+CREDENTIAL_ERRORS = (401,)
 
 
 @blp.route("")
 class Matches(MethodView):
     @blp.arguments(CreateMatchSchema(), example=examples.CREATE_MATCH)
     @blp.response(201, CreatedSchema, example=examples.CREATED)
-    @_errors(403, *BODY_ERRORS)
+    @_errors(403, *CREDENTIAL_ERRORS, *BODY_ERRORS)
     @blp.alt_response(201, response=links.created(), success=True)
     @blp.doc(operationId="createMatch")
     def post(self, body):
@@ -140,7 +145,8 @@ class Matches(MethodView):
         shown only in this answer; keep it. `client_seed` (at most 64 characters) is the seed
         your first human seat brings to the deal. `seed` is accepted only when nobody else can be
         dealt from it (docs/api.md, "Fair deals"). 403 when `deck` is sent and the server does
-        not allow stacked decks.
+        not allow stacked decks. Anonymous, or with an app key or a player token
+        (docs/integrating.md); any other Authorization is 401 `invalid_token`.
         """
         return service().create(body, current_caller())
 
@@ -175,13 +181,14 @@ class Join(MethodView):
     # The body may be left out: a join needs nothing (the name is optional).
     @blp.arguments(JoinSchema(), example=examples.JOIN, required=False)
     @blp.response(200, JoinedSchema, example=examples.JOINED)
-    @_errors(404, 409, *BODY_ERRORS)
+    @_errors(404, 409, *CREDENTIAL_ERRORS, *BODY_ERRORS)
     @blp.alt_response(200, response=links.joined(), success=True)
     @blp.doc(operationId="joinMatch")
     def post(self, body, match_id):
         """Claim the first open seat; the match starts when none is left
 
-        No token needed: the answer holds the new seat's token (shown only once). 409
+        No token needed (a player token joins as its player; any other Authorization is 401
+        `invalid_token`): the answer holds the new seat's token (shown only once). 409
         `match_not_active` when no seat is open. `client_seed` (at most 64 characters) is the
         seat's seed for the deal: read the match's `server_seed_hash` before you send it
         (docs/api.md, "Fair deals").
@@ -314,12 +321,13 @@ class Rematch(MethodView):
 class Claim(MethodView):
     @blp.arguments(ClaimSchema(), example=examples.CLAIM)
     @blp.response(200, ClaimedSchema, example=examples.CLAIMED)
-    @_errors(403, 404, 409, *BODY_ERRORS)
+    @_errors(403, 404, 409, *CREDENTIAL_ERRORS, *BODY_ERRORS)
     @blp.doc(operationId="claimSeat")
     def post(self, body, match_id):
         """Take a seat over with its invitation code: a fresh token, the old one dead
 
-        No token needed: the code is the credential, good once. The answer holds the seat's
+        No token needed: the code is the credential, good once (an Authorization that is no app
+        key or player token is 401 `invalid_token`). The answer holds the seat's
         new token (shown only once); the one who made the invitation can no longer read the
         seat's hand or act in it. 403 `forbidden` for a code that was claimed, replaced or
         never made; 409 `match_not_active` once the match is over.
@@ -356,7 +364,7 @@ class Events(MethodView):
 class Stream(MethodView):
     @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
-    @blp.response(200, content_type="text/event-stream", example=examples.STREAM)
+    @blp.view_response(200, StreamEventSchema, content_type="text/event-stream", example=examples.STREAM)
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="streamEvents")

@@ -24,7 +24,7 @@ from service.contract_actions import CARD_CODE, action_components, action_schema
 from service.extensions import Schema
 from service.fair_seeds import CLIENT_SEED_LENGTH
 from service.game_schemas import answer_components, component, view_components, view_schema_replacement
-from service.resources.matches.fields import AsIs, StrictBoolean
+from service.resources.matches.fields import AsIs, StrictBoolean, WholeNumbers, as_integers
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
@@ -188,7 +188,7 @@ class SeatInSchema(Schema):
             raise ma.ValidationError("only bot seats have a level", "level")
 
 
-class CreateMatchSchema(Schema):
+class CreateMatchSchema(WholeNumbers, Schema):
     """A new match: the game, its options and every seat (docs/api.md, "Endpoints")."""
 
     game = ma.fields.String(required=True, validate=ma.validate.OneOf(sorted(GAMES)))
@@ -433,7 +433,7 @@ ACTION_VALUES["ViewBase"] = component(ViewBaseSchema)
 ACTION_VALUES.update(answer_components(dict(OPTION_VALUE.metadata)))
 
 
-class ActionSchema(Schema):
+class ActionSchema(WholeNumbers, Schema):
     """One action; which fields apply depends on the game and `type` (docs/rules/<game>.md, "Actions")."""
 
     class Meta:
@@ -470,10 +470,10 @@ class ActionSchema(Schema):
     @ma.validates_schema(pass_original=True)
     def _bounded_extras(self, data, original, **kwargs):
         # Unknown fields are passed on (the engine names them in its refusal); they are
-        # bounded like the known ones.
+        # bounded like the known ones (`original` is the body before WholeNumbers read it).
         if isinstance(original, dict):
             for key in set(original) - set(self.fields):
-                _check_action_value(original[key], 1)
+                _check_action_value(as_integers(original[key]), 1)
 
 
 class ActionHeadersSchema(Schema):

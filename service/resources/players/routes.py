@@ -21,6 +21,7 @@ from service.resources.matches.feed_schemas import EventsQuerySchema, StreamHead
 from service.resources.matches.routes import service
 from service.resources.players.schemas import (
     AppPlayerSchema,
+    FeedStreamEventSchema,
     LeaderboardQuerySchema,
     LeaderboardSchema,
     MeSchema,
@@ -163,7 +164,9 @@ class MyEvents(MethodView):
 class MyStream(MethodView):
     @blp.arguments(StreamHeadersSchema(), location="headers")
     @blp.arguments(StreamQuerySchema(), location="query")
-    @blp.response(200, content_type="text/event-stream", example=examples.MY_STREAM)
+    @blp.view_response(
+        200, FeedStreamEventSchema, content_type="text/event-stream", example=examples.MY_STREAM
+    )
     @declare_errors(blp, 401, 422, 429, 503)
     @blp.doc(operationId="streamMyEvents", security=PLAYER_TOKEN)
     def get(self, headers, query):

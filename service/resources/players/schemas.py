@@ -8,6 +8,7 @@ from service.contract import ref
 from service.extensions import Schema
 from service.notices import TYPES
 from service.players import MAX_METADATA
+from service.resources.matches.feed_schemas import SseFrameSchema
 from service.resources.matches.schemas import name_field
 
 # The app's metadata of a player: any JSON values, its own (the typed contract leaves them free).
@@ -159,6 +160,15 @@ class FeedEntrySchema(Schema):
             " free-form in this document by design: a notice type may gain fields"
         },
     )
+
+
+class FeedStreamEventSchema(SseFrameSchema):
+    """One entry of a player's stream (GET /v1/me/stream), framed as `id:`, `event:` and `data:`
+    lines and a blank line: a `FeedEntry`, as the long-poll gives it, in `data`; `id` is its seq,
+    `event` its type. The stream's schema describes each entry (OpenAPI 3.1 has no itemSchema);
+    the `retry:` line that opens it and the `: keep-alive` comments are no entries."""
+
+    CONTENT = "FeedEntry"
 
 
 class MyEventsSchema(Schema):
