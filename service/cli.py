@@ -306,7 +306,7 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--bot-workers",
         type=_at_least_one,
         default=cores(),
-        help="bot workers without REDIS_URL (about 60 MB each); default one a core: %(default)s",
+        help="bot workers without REDIS_URL (50 MB each, 320 with Zhol); default one a core: %(default)s",
     )
     serve.set_defaults(func=cmd_serve)
 
