@@ -11,7 +11,8 @@ import logging
 import random
 import time
 import traceback
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from engines import bots as engine_bots
 from engines.legal import complete
@@ -53,13 +54,32 @@ def bot_rng(record: dict[str, Any], version: int, seat: int) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
-def decision_floor(record: dict[str, Any], level: str) -> float:
-    """The least time in seconds the decision of a `level` bot takes in this match (PRO_FLOOR)."""
+def decision_floor(record: dict[str, Any], level: str, scale: float = 1.0) -> float:
+    """The least time in seconds the decision of a `level` bot takes in this match (PRO_FLOOR),
+    times `scale` (CARDTABLE_BOT_FLOOR_SCALE, which only lengthens it: never below 1)."""
     if level != "pro" or not any(s["kind"] == "human" for s in record["seats"]):
         return 0.0
     game = record["game"]
     variant = record["options"].get("variant")
-    return PRO_FLOOR.get(f"{game}/{variant}") or PRO_FLOOR.get(game, DEFAULT_PRO_FLOOR)
+    floor = PRO_FLOOR.get(f"{game}/{variant}") or PRO_FLOOR.get(game, DEFAULT_PRO_FLOOR)
+    return floor * max(1.0, scale)
+
+
+class Holder(Protocol):
+    """What waits out a bot's floor, or a clock released before its deadline: `then` is to run
+    `seconds` from now, and what `hold` returns is the job's outcome."""
+
+    def hold(self, seconds: float, then: Callable[[], str]) -> str: ...
+
+
+class Sleeper:
+    """The holder of a process that is no worker's (tests, benchmarks, a burst worker): it
+    sleeps in the caller's thread, then runs `then` there. A worker's own holder waits in a
+    thread of its process instead, so that a held decision holds no worker (workers/held.py)."""
+
+    def hold(self, seconds: float, then: Callable[[], str]) -> str:
+        time.sleep(seconds)
+        return then()
 
 
 def bot_key(record: dict[str, Any]) -> bytes:
@@ -84,16 +104,32 @@ class _Outcome(Exception):
         self.outcome = outcome
 
 
-class Bots:
-    """The workers' jobs on matches: a bot's decision and a turn clock that ran out."""
+class _Early(Exception):
+    """A clock job released before its deadline (RQ's scheduler keeps whole seconds): how early."""
 
-    def __init__(self, repo: MatchRepository):
+    def __init__(self, seconds: float):
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+class Bots:
+    """The workers' jobs on matches: a bot's decision and a turn clock that ran out. What waits
+    out a pro's floor or a clock's early release is `holder` (a `Sleeper` unless the worker
+    puts its own in: workers/held.py)."""
+
+    def __init__(self, repo: MatchRepository, holder: Holder | None = None):
         self.repo = repo
         self.counters = repo.store.counters
+        self.holder: Holder = Sleeper() if holder is None else holder
 
-    def play_bot(self, match_id: str, version: int) -> str:
+    def play_bot(self, match_id: str, version: int, job_started: float | None = None) -> str:
         """One bot decision at exactly `version`; a stale job does nothing (so it commits once,
-        never retried: the job of the version that won does the next decision)."""
+        never retried: the job of the version that won does the next decision). A decision
+        with a floor (`decision_floor`) left to wait is handed to the holder with its commit,
+        and the job's outcome is the holder's ("held" from a worker's). `job_started`: when
+        the job started by the wall clock (RQ's stamp), for the DEBUG line of a floored commit."""
+        started = time.monotonic()
+        job_started = time.time() if job_started is None else job_started
         match = self.repo.find(match_id)
         if match is None or match.version != version:
             return "stale"
@@ -110,14 +146,12 @@ class Bots:
         if seat is None or level is None:
             return "human"
         game = match.game
-        started = time.perf_counter()
         view = game.view(record["state"], seat)
         rng = bot_rng(record, version, seat)
-        since = record.get("at")
         try:
             thinking = time.perf_counter()
             action = engine_bots.decide(game, view, level, rng)
-            thought = time.perf_counter() - thinking
+            thought: float | None = time.perf_counter() - thinking
             step = match.apply(seat, action)
         except Exception as exc:
             # A bot bug must not stall the match: log it, count it and play a random complete
@@ -139,26 +173,54 @@ class Bots:
             thought = None
         for e in step.events:
             e.setdefault("bot", True)
-        hold = decision_floor(record, level) - (time.perf_counter() - started)
-        if hold > 0:
-            self.hold(hold)
-        if not self.repo.commit(match, step.events):
+        floor = decision_floor(record, level, self.repo.config.BOT_FLOOR_SCALE)
+
+        def commit() -> str:
+            return self._commit_decision(match, step.events, level, thought, floor, job_started)
+
+        hold = floor - (time.monotonic() - started)
+        return self.holder.hold(hold, commit) if hold > 0 else commit()
+
+    def _commit_decision(
+        self,
+        match: Match,
+        events: list[dict[str, Any]],
+        level: str,
+        thought: float | None,
+        floor: float,
+        job_started: float,
+    ) -> str:
+        """Commit a bot's decision (once its floor is over) and observe it in /metrics."""
+        since = match.record.get("at")
+        # The floor was waited out by the monotonic clock from a moment after the job's start;
+        # NTP may slew the wall clock against it by a fraction of a millisecond, and the rule
+        # holds on the wall clock's stamps too (RQ's start, the commit's). Never more than the
+        # floor: a wall clock set back by hours must not hold a match for hours.
+        left = job_started + floor - time.time()
+        if left > 0:
+            time.sleep(min(left, floor))
+        committing = time.time()
+        if not self.repo.commit(match, events):
             return "stale"
         if since is not None:
             self.counters.observe("bot_turn_seconds", max(0.0, time.time() - since), BOT_LATENCY_BUCKETS)
         if thought is not None:
             self.counters.observe(f"bot_decision_seconds.{level}", thought, BOT_DECISION_BUCKETS)
+        if floor > 0 and log.isEnabledFor(logging.DEBUG):
+            # The floor's rule, checkable from the logs: committed no sooner than `floor`
+            # after the job started (tests/test_held_decisions.py reads these fields).
+            log.debug(
+                "pro decision committed %.1f ms after its job started (floor %.0f ms)",
+                (committing - job_started) * 1000, floor * 1000,
+                extra={"job_started": job_started, "committing": committing, "floor": floor},
+            )  # fmt: skip
         return "moved"
-
-    @staticmethod
-    def hold(seconds: float) -> None:
-        """Wait before committing a bot's decision (a worker runs one job at a time: it plays no
-        other bot meanwhile)."""
-        time.sleep(seconds)
 
     def clock_expired(self, match_id: str, turn: int) -> str:
         """The clock of turn number `turn` ran out: the change `on_timeout` makes for that seat
-        (service/clocks.py), unless it already moved on."""
+        (service/clocks.py), unless it already moved on. Released before its deadline (RQ's
+        scheduler may release it up to a second early), the job hands the rest of the wait to
+        the holder and looks again then ("early" from a worker's holder)."""
 
         def change(match: Match) -> Write:
             clock = match.record.get("clock")
@@ -168,10 +230,10 @@ class Bots:
             seat = clock["seat"]
             if now.to_move != seat:
                 raise _Outcome("stale")
-            # RQ's scheduler wakes about once a second; never act before the deadline shown.
+            # Never act before the deadline shown.
             early = clock["deadline"] - time.time()
             if early > 0:
-                time.sleep(early)
+                raise _Early(early)
             rng = bot_rng(match.record, match.version, seat)
             events = clocks.run_out(match, seat, rng, lambda: self.counters.count("bot_fallbacks"))
             return Write(events, "resigned" if clocks.on_timeout(match) == "resign" else "played")
@@ -184,3 +246,5 @@ class Bots:
             return "stale"
         except _Outcome as e:
             return e.outcome
+        except _Early as e:
+            return self.holder.hold(e.seconds, lambda: self.clock_expired(match_id, turn))

@@ -8,15 +8,14 @@ import json
 import logging
 import os
 import secrets
-import signal
 import subprocess
 import sys
-import time
 
 from service import logs
 from service.apps_cli import add_apps
 from service.config import Config
 from service.embedded import REDIS_URL_FILE
+from service.supervisor import Child, cores, supervise
 
 log = logging.getLogger("cardtable")
 
@@ -51,58 +50,17 @@ def raise_open_file_limit() -> int:
     return target
 
 
-class _Child:
-    """A process `serve` runs; with `restart`, started again when it dies instead of stopping all."""
-
-    def __init__(self, name: str, start, restart: bool, proc: subprocess.Popen | None = None):
-        self.name, self.start, self.restart = name, start, restart
-        self.proc = proc
-        self.started = time.monotonic()
-        self.backoff = 1.0
-        self.retry_at: float | None = None
-
-    def launch(self) -> None:
-        self.proc, self.started, self.retry_at = self.start(), time.monotonic(), None
-
-    def check(self) -> bool:
-        """False when the child died and `serve` must stop; restarts it (with backoff) otherwise."""
-        now = time.monotonic()
-        if self.retry_at is not None:
-            if now >= self.retry_at:
-                try:
-                    self.launch()
-                    log.warning("%s restarted", self.name)
-                except Exception as e:  # e.g. Redis could not start: try again later
-                    self._schedule(now, f"failed to start ({e})")
-            return True
-        if self.proc is None or self.proc.poll() is None:
-            return True
-        if not self.restart:
-            log.error("%s exited with %s; stopping", self.name, self.proc.returncode)
-            return False
-        if now - self.started > 60:
-            self.backoff = 1.0  # it ran a good while: a new failure, not a crash loop
-        self._schedule(now, f"exited with {self.proc.returncode}")
-        return True
-
-    def _schedule(self, now: float, why: str) -> None:
-        log.error("%s %s; restarting it in %.0f s", self.name, why, self.backoff)
-        self.retry_at = now + self.backoff
-        self.backoff = min(self.backoff * 2, 30.0)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+def _at_least_one(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, not {value!r}")
+    return int(value)
 
 
-def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
-    """Redis (same data directory, append-only file, same port, same password), one worker for
-    bot turns and clocks and one for webhook deliveries (a slow receiver never delays a bot),
-    all restarted by `serve` when they die; a worker also waits out Redis being away.
+def _embedded(data_dir: str, env: dict[str, str], bot_workers: int) -> list[Child]:
+    """Redis (same data directory, append-only file, same port, same password), `bot_workers`
+    workers for bot turns and clocks (a pro's decision is CPU: one a core, docs/deployment.md)
+    and one for webhook deliveries (a slow receiver never delays a bot), all restarted by
+    `serve` when they die; a worker also waits out Redis being away.
 
     The Redis asks for a password drawn for this run: its port on loopback is open to every
     local user. The worker and gunicorn get the URL with it in their environment (readable by
@@ -126,9 +84,9 @@ def _embedded(data_dir: str, env: dict[str, str]) -> list[_Child]:
         return lambda: subprocess.Popen([sys.executable, "-m", "service.cli", "worker", *options], env=env)
 
     return [
-        _Child("embedded Redis", redis_proc, True, first),
-        _Child("worker", worker_proc(), True),
-        _Child("webhooks worker", worker_proc("--webhooks"), True),
+        Child("embedded Redis", redis_proc, True, first),
+        *(Child(f"worker {i + 1}", worker_proc(), True) for i in range(bot_workers)),
+        Child("webhooks worker", worker_proc("--webhooks"), True),
     ]
 
 
@@ -140,31 +98,6 @@ def _forget_url(path: str, url: str) -> None:
                 os.remove(path)
     except OSError:
         pass
-
-
-def _supervise(children: list[_Child]) -> int:
-    """Start the children not yet running, then watch them until Ctrl-C/SIGTERM (0) or a child
-    that is not restarted dies (1)."""
-    for child in children:
-        if child.proc is None:
-            child.launch()
-    stopping = False
-
-    def stop(*_):
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    code = 0
-    while not stopping:
-        if not all(child.check() for child in children):
-            stopping, code = True, 1
-        time.sleep(0.2)
-    # Stop the web and worker processes before Redis so they can finish their writes.
-    for child in reversed(children):
-        child.stop()
-    return code
 
 
 def checked_config() -> Config:
@@ -180,10 +113,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     checked_config()
     log.info("open-file limit %s", raise_open_file_limit())
     env = dict(os.environ)
-    children: list[_Child] = []
+    children: list[Child] = []
     embedded = not env.get("REDIS_URL")
     if embedded:
-        children = _embedded(args.data_dir, env)
+        children = _embedded(args.data_dir, env, args.bot_workers)
     gunicorn = [
         sys.executable, "-m", "gunicorn", "service.wsgi:app",
         "--bind", f"{args.host}:{args.port}",
@@ -215,10 +148,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # Only when asked: even into /dev/null gunicorn formats a line per request.
         gunicorn += ["--access-logfile", "-"]
     # gunicorn's master restarts its own workers; if the master itself dies, serve stops.
-    children.append(_Child("gunicorn", lambda: subprocess.Popen(gunicorn, env=env), False))
+    children.append(Child("gunicorn", lambda: subprocess.Popen(gunicorn, env=env), False))
     log.info("cardtable serving on http://%s:%d (docs at /docs)", args.host, args.port)
     try:
-        return _supervise(children)
+        return supervise(children)
     finally:
         if embedded:
             _forget_url(os.path.join(args.data_dir, REDIS_URL_FILE), env["REDIS_URL"])
@@ -347,7 +280,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
 
 def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`cardtable serve`."""
-    serve = sub.add_parser("serve", help="run the API (and, without REDIS_URL, Redis and a worker)")
+    serve = sub.add_parser("serve", help="run the API (and, without REDIS_URL, Redis and workers)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
@@ -369,6 +302,12 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     serve.add_argument("--data-dir", default=_default_data_dir(), help="embedded Redis data directory")
     serve.add_argument("--access-log", action="store_true", help="log every request")
+    serve.add_argument(
+        "--bot-workers",
+        type=_at_least_one,
+        default=cores(),
+        help="bot workers without REDIS_URL (50 MB each, 320 with Zhol); default one a core: %(default)s",
+    )
     serve.set_defaults(func=cmd_serve)
 
 

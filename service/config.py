@@ -33,6 +33,7 @@
 | `CARDTABLE_MAX_WAIT` | `30` | longest long-poll on `/events`, in seconds (a larger `wait` is cut to it) |
 | `CARDTABLE_STREAM_SECONDS` | `300` | seconds one SSE stream lasts (the client resumes with Last-Event-ID) |
 | `CARDTABLE_CLOCK_SCALE` | `1` | tests, demos: multiplies each turn clock's seconds as its deadline is set |
+| `CARDTABLE_BOT_FLOOR_SCALE` | `1` | tests, demos: multiplies each pro decision's floor (less than 1 is 1) |
 | `CARDTABLE_WEBHOOKS_TTL` | `1` | seconds a process keeps its copy of the event types apps' webhooks want |
 | `CARDTABLE_WEBHOOK_ALLOW_HTTP` | `0` | `1` takes `http://` webhook URLs (tests, local setups only) |
 | `CARDTABLE_WEBHOOK_ALLOW_PRIVATE` | `0` | `1` takes webhook hosts on private addresses (tests, local use) |
@@ -101,6 +102,10 @@ class Config:
     # A test-and-demo seam: every turn clock's seconds are multiplied by it when its deadline is
     # set (Match.restart_clock), so a test runs a clock of days in seconds. 1 in production.
     CLOCK_SCALE: float = 1.0
+    # A test-and-demo seam: every pro decision's floor (service/bots.py, PRO_FLOOR) is
+    # multiplied by it, so a test holds decisions long enough to kill a worker under them. It
+    # only lengthens a floor: a value below 1 counts as 1.
+    BOT_FLOOR_SCALE: float = 1.0
     # Webhooks (docs/webhooks.md): how long a process trusts its copy of the event types an
     # app's endpoints want (asked on every commit of an app's match); the two safety switches,
     # for tests and local setups only; the tests' seam that shortens the retry schedule; and

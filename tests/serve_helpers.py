@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO
 
@@ -19,18 +19,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @contextmanager
 def cardtable_serve(
-    data_dir: str, output: IO[str] | None = None, **env: str
+    data_dir: str, output: IO[str] | None = None, args: Sequence[str] = (), **env: str
 ) -> Iterator[tuple[subprocess.Popen, str]]:
-    """Run `cardtable serve` (embedded Redis, one RQ worker, gunicorn) on a free port with its
-    data in `data_dir` and `env` added to the environment, its output (all its processes'
-    logs) into `output` when given; yield the process and its base URL once /readyz answers.
+    """Run `cardtable serve` (embedded Redis, its RQ workers, gunicorn) on a free port with its
+    data in `data_dir`, `args` added to its command line and `env` to the environment, its
+    output (all its processes' logs) into `output` when given; yield the process and its base
+    URL once /readyz answers.
     On the way out it is stopped with Ctrl-C (SIGINT), and its whole
     process group killed if it has not exited 30 s later."""
     port = free_port()
     full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     full_env.update(PYTHONPATH=ROOT, **env)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)]
+        + list(args),
         env=full_env,
         cwd=ROOT,
         start_new_session=True,

@@ -11,6 +11,7 @@ import hmac
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -80,6 +81,17 @@ def play_bots(
         held = holds[before:] if holds is not None else []
         made.append({"record": record, "version": loaded.version, "seat": seat, "after": after, "held": held})
     return made
+
+
+class Recorder:
+    """A holder (service/bots.py) that notes each wait asked for and commits at once."""
+
+    def __init__(self, holds: list[float]):
+        self.holds = holds
+
+    def hold(self, seconds: float, then: Callable[[], str]) -> str:
+        self.holds.append(seconds)
+        return then()
 
 
 def forced(decision: dict[str, Any]) -> bool:
@@ -180,9 +192,9 @@ def test_the_bot_key_appears_in_no_answer_of_the_api(app, client, worker):
 def test_a_forced_pro_move_waits_out_the_floor_before_it_is_committed(svc, monkeypatch):
     """Seat 1 is a pro. Its forced moves (one legal card: the last trick's at least) are held
     to the Spades floor before the commit, where they would be answered at once; the easy bots
-    beside it are never held. The waits are read through the service's one sleeping seam."""
+    beside it are never held. The waits are read through the service's one holding seam."""
     holds: list[float] = []
-    monkeypatch.setattr(svc.bots, "hold", holds.append)
+    monkeypatch.setattr(svc.bots, "holder", Recorder(holds))
     # A floor no move comes near however loaded the machine (nothing sleeps through it).
     monkeypatch.setitem(PRO_FLOOR, "spades", 5.0)
     seats = [
@@ -207,7 +219,7 @@ def test_a_forced_pro_move_waits_out_the_floor_before_it_is_committed(svc, monke
 def test_matches_of_bots_only_are_not_held(svc, monkeypatch):
     """Nobody at the table, nobody to tell: a pro among bots plays at its own pace."""
     holds: list[float] = []
-    monkeypatch.setattr(svc.bots, "hold", holds.append)
+    monkeypatch.setattr(svc.bots, "holder", Recorder(holds))
     seats = [{"kind": "bot", "level": "pro"}, *({"kind": "bot", "level": "easy"} for _ in range(3))]
     created = svc.create({"game": "spades", "seats": seats, "options": {"first_dealer": 3}})
     # The whole first hand (4 bids and 52 cards): the pro's last card is always a forced move,

@@ -10,6 +10,11 @@ import time
 import urllib.error
 import urllib.request
 
+import redis
+from rq import Worker
+
+from service.cli import build_parser
+from service.supervisor import cores
 from tests.api_helpers import playable
 from tests.serve_helpers import ROOT, cardtable_serve
 
@@ -74,3 +79,19 @@ def test_serve_plays_a_hand_against_bots_and_stops_on_ctrl_c(tmp_path):
     assert any("appendonly" in name for name in os.listdir(tmp_path / "redis"))
     alive = subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True, text=True).stdout.split()
     assert alive == []
+
+
+def test_serve_runs_one_bot_worker_a_core_unless_told_how_many(tmp_path):
+    """A bot worker's jobs are CPU only (a pro's floor waits in a thread of it), so `serve` runs
+    one a core by default; `--bot-workers` sets it, beside the one webhooks worker."""
+    assert build_parser().parse_args(["serve"]).bot_workers == cores()
+    with cardtable_serve(str(tmp_path), args=("--bot-workers", "3")):
+        client = redis.Redis.from_url((tmp_path / "redis.url").read_text().strip())
+        deadline = time.monotonic() + 60
+        while True:
+            queues = [w.queue_names() for w in Worker.all(connection=client)]
+            if len(queues) == 4:
+                break
+            assert time.monotonic() < deadline, queues
+            time.sleep(0.2)
+        assert sorted(q[0] for q in queues) == ["cardtable"] * 3 + ["cardtable-webhooks"]

@@ -1,4 +1,5 @@
-"""`cardtable worker`: an RQ worker that outlives Redis outages, with the housekeeper thread."""
+"""`cardtable worker`: an RQ worker that outlives Redis outages, with the housekeeper thread and
+(a bot worker's) the thread that commits held decisions (workers/held.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rq.worker import SimpleWorker
 from service import logs, tracing
 from service.config import Config
 from service.jobqueue import make_queue, queue_names, webhook_queue_names
+from workers.held import Held
 from workers.housekeeping import Housekeeper
 
 log = logging.getLogger("cardtable.worker")
@@ -90,13 +92,28 @@ def run(
         housekeeper.tick(sweep=True)  # one pass, then work the queue empty (as RQ's burst does)
     elif housekeeper is not None:
         housekeeper.start()
+    held = _hold_in_a_thread() if not (webhooks or burst) else None
     try:
         _work_until_stopped(config, names, burst, settings.rq_level)
     finally:
+        if held is not None:
+            held.stop()  # commits what it holds first: a stopped worker loses nothing
         if housekeeper is not None:
             housekeeper.stop()
         log.info("worker stopped")
     return 0
+
+
+def _hold_in_a_thread() -> Held:
+    """Start the thread that waits out this worker's held decisions and early clocks, and hand
+    it to the jobs. A burst worker keeps the service's sleeping holder: it works the queue
+    empty, which a decision held elsewhere would leave before its commit enqueues the next."""
+    from workers import jobs
+
+    held = Held()
+    held.start()
+    jobs.holder = held
+    return held
 
 
 def _work_until_stopped(config: Config, names: list[str], burst: bool, rq_level: str) -> None:

@@ -15,8 +15,9 @@ outcome given the partner's bid and the bags carried.
 
 An outcome is worth the partnership's hand points minus the opponents', with each bag at its
 long-run price (+1 now, -100 per ten: -9), plus `MATCH_VALUE` either way when the hand ends the
-match. The budget is `samples` deals and `time_limit` seconds, whichever ends first (the time
-limit is a safety net; the sample count normally decides, so a decision depends on the rng only).
+match. The budget is `samples` deals and, when not None, `time_limit` seconds, whichever ends
+first: the pro's has no time limit (a decision depends on the view and the rng only, whatever
+the machine's load), a hint's has one (it is computed inside a request).
 """
 
 from __future__ import annotations
