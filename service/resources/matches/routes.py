@@ -11,7 +11,7 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from werkzeug.routing import BaseConverter
 
-from service import codec, examples
+from service import codec, errors, examples
 from service.apps import is_app_key
 from service.errors import ApiError
 from service.extensions import Blueprint, bearer_token, declare_errors
@@ -337,6 +337,8 @@ class Events(MethodView):
         (at most 30) for one. At most `limit` events (at most 1,000); `next_after` is the
         `after` of the next page when more follow (null when none do). A `deal` shows only your
         own hand (none to spectators). The answer's `version` is the match's, for an `If-Match`.
+        A token whose seat changes hands meanwhile gets the events up to that change, or 401
+        `invalid_token` when it asked from past it.
         """
         svc = service()
         token = bearer_token()
@@ -345,6 +347,9 @@ class Events(MethodView):
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
         events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
+        if holder.lost and not events:
+            # Nothing it may see: the token lost its seat before any event it asked for.
+            raise errors.InvalidToken("this token no longer holds a seat of this match")
         return json_response({"events": events, "version": version, "next_after": next_after})
 
 
