@@ -326,16 +326,13 @@ class Store:
         effects: tuple[list[str], float] | None = None,
         tenures: str = "",
     ) -> bool:
-        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile.
-
-        With `due`, the match enters the due index first, in the same round trip: a process
-        that dies after the commit, before it enqueues the job, still leaves the entry the
-        sweeper finds. An entry left by a commit that lost its race costs one look.
-        `effects`: the encoded effects for the match's outbox (written by the script) and when
-        the relay should look at them (its index entry goes with the due index's, before the
-        script; service/outbox.py). `tenures`: the seats' tenures, stored beside the events
-        (service/tenure.py).
-        """
+        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile,
+        the seats' `tenures` beside it (service/tenure.py). With `due`, the match enters the due
+        index first, in the same round trip: a process that dies after the commit, before it
+        enqueues the job, still leaves the entry the sweeper finds. An entry left by a commit
+        that lost its race costs one look. `effects`: the encoded effects for the match's outbox
+        (written by the script) and when the relay should look at them (its index entry goes
+        with the due index's, before the script; service/outbox.py)."""
         new_version = 0 if expected is None else expected + 1
         idem_key, idem_value, idem_ttl = idempotency or ("", "", 0)
         outbox, relay_at = effects or ([], 0.0)
