@@ -19,18 +19,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @contextmanager
 def cardtable_serve(
-    data_dir: str, output: IO[str] | None = None, **env: str
+    data_dir: str, output: IO[str] | None = None, args: tuple[str, ...] = (), **env: str
 ) -> Iterator[tuple[subprocess.Popen, str]]:
     """Run `cardtable serve` (embedded Redis, one RQ worker, gunicorn) on a free port with its
-    data in `data_dir` and `env` added to the environment, its output (all its processes'
-    logs) into `output` when given; yield the process and its base URL once /readyz answers.
+    data in `data_dir`, `args` added to its command line and `env` to its environment, its
+    output (all its processes' logs) into `output` when given; yield the process and its base
+    URL once /readyz answers.
     On the way out it is stopped with Ctrl-C (SIGINT), and its whole
     process group killed if it has not exited 30 s later."""
     port = free_port()
     full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     full_env.update(PYTHONPATH=ROOT, **env)
+    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        [*command, *args],
         env=full_env,
         cwd=ROOT,
         start_new_session=True,

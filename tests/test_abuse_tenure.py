@@ -1,18 +1,22 @@
 """Abuse against a live `cardtable serve` (issue 39, findings 1 and 8): a feed asked past its own
-seat's leave, an address holding waits without end, and `/metrics` without its token."""
+seat's leave, and an address holding long-polls and streams without end."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
+import redis
 
+from service.apps import Apps
 from tests.serve_helpers import cardtable_serve
 from tests.test_serve import _call_once, call
 
@@ -23,7 +27,9 @@ WAITS = 3  # CARDTABLE_MAX_WAITS_PER_ADDRESS of this module's serve
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> Iterator[tuple[str, str]]:
     data = str(tmp_path_factory.mktemp("abuse-tenure"))
-    with cardtable_serve(data, CARDTABLE_MAX_WAITS_PER_ADDRESS=str(WAITS)) as (_, base):
+    # One API process: an address's waits are counted in each process (docs/api.md, "Limits").
+    env = {"CARDTABLE_MAX_WAITS_PER_ADDRESS": str(WAITS)}
+    with cardtable_serve(data, args=("--workers", "1"), **env) as (_, base):
         yield base, data
 
 
@@ -134,3 +140,81 @@ def test_a_stream_resumed_past_its_own_leave_closes_before_the_next_occupants_de
     assert events == []  # asked past the leave: nothing after it is served
     status, _ = _raw(base, "GET", f"/v1/matches/{match_id}/stream", token=spy)
     assert status == 401
+
+
+FAR_AHEAD = 10**6  # an event seq no match reaches: a long-poll after it waits
+
+
+def open_waiter(base: str, path: str, token: str | None = None) -> socket.socket:
+    """Send a GET and leave its answer unread: a long-poll or stream waiting in the serve."""
+    host, port = urlsplit(base).netloc.split(":")
+    s = socket.create_connection((host, int(port)), timeout=60)
+    authorization = f"Authorization: Bearer {token}\r\n" if token else ""
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: test\r\n{authorization}\r\n".encode())
+    return s
+
+
+def refused_for_waits(status: int, answer: dict) -> bool:
+    return status == 429 and answer["error"] == "quota_exceeded" and answer["quota"] == "waits"
+
+
+def player_token(served: tuple[str, str]) -> str:
+    """A player of an app made in the serve's own Redis, as `cardtable apps create` would."""
+    base, data = served
+    with open(os.path.join(data, "redis.url")) as f:
+        client = redis.Redis.from_url(f.read().strip())
+    _, key = Apps(client).create("abuse")
+    status, player = call(base, "PUT", "/v1/players/opaque-1", {"name": "Ana"}, key)
+    assert status == 200, player
+    return player["token"]
+
+
+def test_an_address_holds_at_most_its_open_waits_and_gets_each_back_when_its_client_goes(served):
+    base = served[0]
+    seats = [{"kind": "human", "name": "Ana"}, *OPEN3]
+    _, created = call(base, "POST", "/v1/matches", {"game": "spades", "seats": seats})
+    events = f"/v1/matches/{created['id']}/events?after={FAR_AHEAD}"
+    stream = f"/v1/matches/{created['id']}/stream?after={FAR_AHEAD}"
+    held = [open_waiter(base, f"{events}&wait=30") for _ in range(WAITS - 1)]
+    held.append(open_waiter(base, stream))
+    try:
+        wait_for_waiters(base, "long_poll", WAITS - 1)
+        wait_for_waiters(base, "sse", 1)
+        # Every place taken: one more long-poll or stream is refused, a read that waits not is not.
+        status, answer = _call_once(base, "GET", f"{events}&wait=1")
+        assert refused_for_waits(status, answer) and int(answer["retry_after"]) >= 1, answer
+        assert refused_for_waits(*_call_once(base, "GET", stream))
+        assert _call_once(base, "GET", f"{events}&wait=0")[0] == 200
+        # A client that goes away gives its place back.
+        held.pop(0).close()
+        wait_for_waiters(base, "long_poll", WAITS - 2)
+        assert _call_once(base, "GET", f"{events}&wait=1")[0] == 200
+    finally:
+        for s in held:
+            s.close()
+    wait_for_waiters(base, "long_poll", 0)
+    wait_for_waiters(base, "sse", 0)
+
+
+def test_a_players_feeds_count_among_the_addresss_waits(served):
+    base = served[0]
+    token = player_token(served)
+    held = [
+        open_waiter(base, f"/v1/me/events?after={FAR_AHEAD}&wait=30", token),
+        open_waiter(base, f"/v1/me/stream?after={FAR_AHEAD}", token),
+    ]
+    _, created = call(base, "POST", "/v1/matches", {"game": "spades", "seats": [{"kind": "human"}, *OPEN3]})
+    held.append(open_waiter(base, f"/v1/matches/{created['id']}/stream?after={FAR_AHEAD}"))
+    try:
+        wait_for_waiters(base, "player_long_poll", 1)
+        wait_for_waiters(base, "player_sse", 1)
+        wait_for_waiters(base, "sse", 1)
+        me = f"/v1/me/events?after={FAR_AHEAD}"
+        assert refused_for_waits(*_call_once(base, "GET", f"{me}&wait=1", token=token))
+        assert refused_for_waits(*_call_once(base, "GET", f"/v1/me/stream?after={FAR_AHEAD}", token=token))
+        held.pop(1).close()  # the player's stream goes: its place is free again
+        wait_for_waiters(base, "player_sse", 0)
+        assert _call_once(base, "GET", f"{me}&wait=1", token=token)[0] == 200
+    finally:
+        for s in held:
+            s.close()

@@ -346,7 +346,8 @@ class Events(MethodView):
         holder = Holder.of(svc.repo, match, token)
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
-        events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
+        with svc.wait_quota.held(request.remote_addr or "-", wait > 0):
+            events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
         if holder.lost and not events:
             # Nothing it may see: the token lost its seat before any event it asked for.
             raise errors.InvalidToken("this token no longer holds a seat of this match")
@@ -373,9 +374,16 @@ class Stream(MethodView):
         holder = Holder.of(svc.repo, svc.load(match_id, token=token), token)
         resume = headers.get("last_event_id", query["after"])
 
-        # Registered before the answer starts, so an unreachable Redis is still a JSON 503;
-        # freed when the server closes the response, however the stream ended.
-        waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
+        # Registered before the answer starts, so an unreachable Redis (or an address holding
+        # all its places) is still a JSON error; freed when the server closes the response,
+        # however the stream ended.
+        address = request.remote_addr or "-"
+        svc.wait_quota.take(address)
+        try:
+            waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
+        except BaseException:
+            svc.wait_quota.give(address)
+            raise
 
         def generate(after=resume):
             # A stream still ends after a while (proxies drop long responses); EventSource
@@ -395,8 +403,12 @@ class Stream(MethodView):
                     data = json.dumps(e, separators=(",", ":"))
                     yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
 
+        def closed() -> None:
+            svc.waiters.close(waiter)
+            svc.wait_quota.give(address)
+
         response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(lambda: svc.waiters.close(waiter))
+        response.call_on_close(closed)
         return response
 
 

@@ -152,7 +152,9 @@ class MyEvents(MethodView):
         assert token is not None
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
-        events, last, next_after = service().player_feed.events(player_id, token, after, wait, limit, client)
+        svc = service()
+        with svc.wait_quota.held(request.remote_addr or "-", wait > 0):
+            events, last, next_after = svc.player_feed.events(player_id, token, after, wait, limit, client)
         body = {"events": events, "last": last, "next_after": next_after}
         return Response(codec.dumps(body), mimetype="application/json")
 
@@ -182,11 +184,22 @@ class MyStream(MethodView):
         # the answer starts, so a token that does not hold and an unreachable Redis are still
         # JSON errors; freed when the server closes the response, however the stream ended.
         client = request.environ.get("gunicorn.socket")
-        waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
+        address = request.remote_addr or "-"
+        svc.wait_quota.take(address)
+        try:
+            waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
+        except BaseException:
+            svc.wait_quota.give(address)
+            raise
+
+        def closed() -> None:
+            svc.waiters.close(waiter)
+            svc.wait_quota.give(address)
+
         try:
             first = feed.first(player_id, token, resume)
         except BaseException:
-            svc.waiters.close(waiter)
+            closed()
             raise
 
         def generate(after=resume, entries=first):
@@ -210,7 +223,7 @@ class MyStream(MethodView):
                     yield ": keep-alive\n\n"
 
         response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(lambda: svc.waiters.close(waiter))
+        response.call_on_close(closed)
         return response
 
 
