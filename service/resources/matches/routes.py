@@ -377,12 +377,12 @@ class Stream(MethodView):
         # Registered before the answer starts, so an unreachable Redis (or an address holding
         # all its places) is still a JSON error; freed when the server closes the response,
         # however the stream ended.
-        address = request.remote_addr or "-"
-        svc.wait_quota.take(address)
+        holder.address = request.remote_addr or "-"
+        svc.wait_quota.take(holder.address)
         try:
             waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
         except BaseException:
-            svc.wait_quota.give(address)
+            svc.wait_quota.give(holder.address)
             raise
 
         def generate(after=resume):
@@ -405,7 +405,7 @@ class Stream(MethodView):
 
         def closed() -> None:
             svc.waiters.close(waiter)
-            svc.wait_quota.give(address)
+            svc.wait_quota.give(holder.address or "-")
 
         response = Response(stream_with_context(generate()), mimetype="text/event-stream")
         response.call_on_close(closed)

@@ -178,7 +178,6 @@ class MyStream(MethodView):
         player_id = player_of(token)
         assert token is not None
         svc = service()
-        feed = svc.player_feed
         resume = headers.get("last_event_id", query["after"])
         # Registered before the first read (nothing published after it is missed) and before
         # the answer starts, so a token that does not hold and an unreachable Redis are still
@@ -197,7 +196,7 @@ class MyStream(MethodView):
             svc.wait_quota.give(address)
 
         try:
-            first = feed.first(player_id, token, resume)
+            first = svc.player_feed.first(player_id, token, resume)
         except BaseException:
             closed()
             raise
@@ -214,7 +213,9 @@ class MyStream(MethodView):
                     yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
                 if time.monotonic() >= end or waiter.gone:
                     return
-                entries = feed.stream_entries(
+                # Through svc: the stream's closures keep no more than they need, a stream's
+                # memory is what a process holds per open stream (bench/waiters.py).
+                entries = svc.player_feed.stream_entries(
                     player_id, token, after, min(15.0, end - time.monotonic()), waiter
                 )
                 if entries is None:
