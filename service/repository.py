@@ -163,9 +163,8 @@ class MatchRepository:
             # publish its notices ahead of this commit's in a player's feed.
             effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
         status = match.status()
-        # A seat whose credential this change replaced gets a new tenure: feeds opened under
-        # the old one stop serving (service/tenure.py). Beside the events, in the same script.
-        tenures = tenure.settle(record["seats"])
+        # Stored beside the events by the same script: every feed's read checks its seat's.
+        tenures = tenure.stored_form(record["seats"])
         with tracing.span("match commit", match_id=match.id, version=version + 1):
             ok = self.store.commit(
                 match.id,

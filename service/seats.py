@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import admin, clocks, errors, fair_seeds, membership, rated
+from service import admin, clocks, errors, fair_seeds, membership, rated, tenure
 from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
@@ -205,6 +205,7 @@ class Seats:
             _check_handable(match, seat)
             del found["invite"]
             found["token"] = hash_token(token)
+            tenure.hand_on(found)  # the old token's feeds end here
             for gone in ("player", "app", "external"):
                 # A player's seat handed over is no longer the player's: its token stops acting in it.
                 found.pop(gone, None)
@@ -230,6 +231,7 @@ class Seats:
             if status == "waiting":
                 # Free the seat: it is open again and the token is dead.
                 entry.update(kind="open", name=None, token=None, joined=None)
+                tenure.hand_on(entry)  # its feeds end here (a join then finds no holder to end)
                 for gone in ("client_seed", "player", "app", "external"):
                     entry.pop(gone, None)  # the next occupant brings its own
                 if not any(s["kind"] == "human" for s in record["seats"]):

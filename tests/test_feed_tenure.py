@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.base import redact_event
+from service import tenure
 from service.following import Holder
 from service.store import channel
 from tests.api_helpers import Api, auth, playable
@@ -52,15 +53,23 @@ class Table:
         self.held_at: dict[int, list[str | None]] = {}  # seq -> each seat's token then
         self.feeds: list[Feed] = []
         self.rng = random.Random(7)
+        self.noted, self.tenures = list(self.tokens), [0] * SEATS
         self._note()
 
     def last(self) -> int:
         return self.svc.repo.load(self.id).event_count
 
     def _note(self) -> None:
-        """The events written since the last note were written while the seats were held as now."""
-        for seq in range(len(self.held_at) + 1, self.last() + 1):
+        """The events written since the last note were written while the seats were held as now;
+        and a seat whose token stopped holding it has a new tenure (service/tenure.py)."""
+        match = self.svc.repo.load(self.id)
+        for seq in range(len(self.held_at) + 1, match.event_count + 1):
             self.held_at[seq] = list(self.tokens)
+        tenures = [tenure.of_seat(match.record["seats"], s) for s in range(SEATS)]
+        for s, (was, now) in enumerate(zip(self.noted, self.tokens, strict=True)):
+            if was is not None and was != now:
+                assert tenures[s] > self.tenures[s], f"seat {s} changed hands, its tenure did not"
+        self.noted, self.tenures = list(self.tokens), tenures
 
     def do(self, op: str, pick: int, offset: int) -> None:
         c, path = self.api.c, f"/v1/matches/{self.id}"
