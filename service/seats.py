@@ -155,6 +155,7 @@ class Seats:
                     kind="human", name=name or f"Player {seat['seat'] + 1}", token=hash_token(token or "")
                 )
             seat["joined"] = record["joins"]
+            tenure.hand_on(seat)  # whatever credential the open seat still had ends here
             seat.pop("left", None)
             if client_seed is not None:
                 seat["client_seed"] = client_seed
@@ -231,9 +232,10 @@ class Seats:
             if status == "waiting":
                 # Free the seat: it is open again and the token is dead.
                 entry.update(kind="open", name=None, token=None, joined=None)
-                tenure.hand_on(entry)  # its feeds end here (a join then finds no holder to end)
-                for gone in ("client_seed", "player", "app", "external"):
-                    entry.pop(gone, None)  # the next occupant brings its own
+                tenure.hand_on(entry)  # its feeds end here
+                # The next occupant brings its own; the leaver's invitation dies with its token.
+                for gone in ("client_seed", "player", "app", "external", "invite"):
+                    entry.pop(gone, None)
                 if not any(s["kind"] == "human" for s in record["seats"]):
                     record["status"] = "aborted"
                     events.append({"type": "match_over", "winners": [], "reason": "aborted"})

@@ -1,8 +1,8 @@
 """A feed serves a token only while it holds its seat, whatever position it asks from (docs/api.md,
 "Hidden information"): random feeds, opened behind, at or ahead of the match, by long-poll or by
 stream, among random leaves, joins, invitations, claims and moves; no event a feed serves carries
-anything of a seat's own (its hand, the card it drew) unless the feed's token held that seat
-when the event was written."""
+anything of a seat's own (its hand, the card it drew) written after the feed's token stopped
+holding that seat."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ class Table:
         self.tokens: list[str | None] = [created["seats"][0]["token"], None, None]
         self.codes: list[tuple[int, str]] = []
         self.held_at: dict[int, list[str | None]] = {}  # seq -> each seat's token then
+        self.since: dict[str | None, int] = {}  # token -> the first event written while it held
         self.feeds: list[Feed] = []
         self.rng = random.Random(7)
         self.noted, self.tenures = list(self.tokens), [0] * SEATS
@@ -65,6 +66,8 @@ class Table:
         match = self.svc.repo.load(self.id)
         for seq in range(len(self.held_at) + 1, match.event_count + 1):
             self.held_at[seq] = list(self.tokens)
+            for token in self.tokens:
+                self.since.setdefault(token, seq)
         tenures = [tenure.of_seat(match.record["seats"], s) for s in range(SEATS)]
         for s, (was, now) in enumerate(zip(self.noted, self.tokens, strict=True)):
             if was is not None and was != now:
@@ -126,8 +129,11 @@ class Table:
             served = self._read(feed)
             seat, token = feed.holder.seat, feed.holder.token
             for e in served:
-                if e != redact_event(raw[e["seq"]], None):  # something of the seat's own
-                    assert self.held_at[e["seq"]][seat] == token, (e, feed)
+                seq = e["seq"]
+                if e != redact_event(raw[seq], None) and self.held_at[seq][seat] != token:
+                    # Something of the seat's own, written while another held it: only a seat's
+                    # past may reach its new holder (a claim hands the seat on, hand and all).
+                    assert self.since[token] > seq, (e, feed)
             feed.after = served[-1]["seq"] if served else feed.after
             if feed.holder.lost:
                 self.feeds.remove(feed)
