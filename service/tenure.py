@@ -10,7 +10,8 @@ feed whose seat changed hands serves nothing after the change, whatever position
 (service/following.py). A player's own tokens (rotated, revoked) are checked apart there.
 
 Kept in the record only for seats that changed hands, and as a number: a waiting feed's match
-and holder weigh no more for it.
+and holder weigh next to nothing more for it. Every way of handing a seat on must call
+`hand_on` (tests/test_feed_tenure.py checks the ways it drives).
 """
 
 from __future__ import annotations
