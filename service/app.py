@@ -46,8 +46,11 @@ SWAGGER_UI_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standa
 APP_ONLY_ENDPOINTS = frozenset(
     {"matches.Matches", "matches.Rematch", "matches.Join", "matches.Claim", "lobby.Quick"}
 )
-# Calls that are never rate limited: probes and scrapes.
-UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics")
+# Calls that are never rate limited: the probes.
+UNLIMITED_PATHS = ("/healthz", "/readyz")
+# /metrics too, but only where a token keeps it to the scrape that knows it: an open /metrics
+# adds up every counter shard at each call, and is limited like any call.
+SCRAPE_PATH = "/metrics"
 # Redis down or restarting, or a cluster failing over: a 503 where a call needs the store, and
 # a skipped rate count where it does not.
 STORE_UNREACHABLE = (
@@ -339,13 +342,13 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     once. While Redis is away the catalogue, the spec and the docs still answer: their count is
     skipped rather than turned into a 503.
     """
-    limit, address_limit = config.RATE_LIMIT, config.address_rate_limit
+    limit, address_limit, unlimited = config.RATE_LIMIT, config.address_rate_limit, _unlimited(config)
 
     @app.before_request
     def _rate_limit():
         req = current_request()
         environ = req.environ
-        if environ.get("PATH_INFO") in UNLIMITED_PATHS:
+        if environ.get("PATH_INFO") in unlimited:
             return
         # Only a header that may hold an app key is looked at further (no read for the others).
         if KEY_PREFIX in environ.get("HTTP_AUTHORIZATION", "") and _count_on_app(svc, req.endpoint):
@@ -385,6 +388,11 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     @app.teardown_request
     def _forget_rate(exc):
         svc.store.rates.forget()  # never carry a count over to this thread's next request
+
+
+def _unlimited(config: Config) -> tuple[str, ...]:
+    """The paths never rate limited: the probes, and /metrics when its token guards it."""
+    return (*UNLIMITED_PATHS, SCRAPE_PATH) if config.METRICS_TOKEN else UNLIMITED_PATHS
 
 
 def _count_on_app(svc: MatchService, endpoint: str | None) -> bool:

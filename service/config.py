@@ -32,6 +32,7 @@
 | `CARDTABLE_OUTBOX_GRACE` | `2` | seconds before the relay hands on an effect its committer did not |
 | `CARDTABLE_MAX_WAIT` | `30` | longest long-poll on `/events`, in seconds (a larger `wait` is cut to it) |
 | `CARDTABLE_STREAM_SECONDS` | `300` | seconds one SSE stream lasts (the client resumes with Last-Event-ID) |
+| `CARDTABLE_MAX_WAITS_PER_ADDRESS` | `1000` | long-polls and streams one address holds open per process |
 | `CARDTABLE_CLOCK_SCALE` | `1` | tests, demos: multiplies each turn clock's seconds as its deadline is set |
 | `CARDTABLE_BOT_FLOOR_SCALE` | `1` | tests, demos: multiplies each pro decision's floor (less than 1 is 1) |
 | `CARDTABLE_WEBHOOKS_TTL` | `1` | seconds a process keeps its copy of the event types apps' webhooks want |
@@ -79,6 +80,9 @@ class Config:
     # stream lasts before the client reconnects with Last-Event-ID.
     MAX_WAIT: int = 30
     STREAM_SECONDS: int = 300
+    # Long-polls and streams one address holds open at once in each API process
+    # (service/wait_quota.py).
+    MAX_WAITS_PER_ADDRESS: int = 1000
     # What one caller may take of the service (docs/api.md, "Limits"): requests a second per
     # address (0: twice RATE_LIMIT), and the live matches an address without an app key holds.
     ADDRESS_RATE_LIMIT: int = 0

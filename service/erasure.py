@@ -40,7 +40,7 @@ import zlib
 from typing import Any
 
 from engines.registry import GAMES
-from service import codec, errors, tombstones
+from service import codec, errors, tenure, tombstones
 from service.admin import joined_key, player_match_ids
 from service.deliveries import body_of, record_key
 from service.feeds import feed_key
@@ -315,6 +315,7 @@ def scrub_seats(record: dict[str, Any], player_id: str, names: set[str]) -> bool
         if s.get("player") == player_id:
             for gone in ("player", "app", "external"):
                 s.pop(gone, None)
+            tenure.hand_on(s)  # the player's feeds of the match end (its tokens are gone too)
             s["name"] = ERASED_NAME
             changed = True
         elif s["kind"] == "human" and "player" not in s and s.get("name") in names:

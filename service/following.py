@@ -8,7 +8,7 @@ from typing import Any
 
 from engines.base import Game, View, redact_event
 from engines.registry import GAMES
-from service import errors, fair_seeds, hints
+from service import errors, fair_seeds, hints, tenure
 from service.config import Config
 from service.match import Match
 from service.players import holds as holds_token
@@ -33,32 +33,39 @@ class MatchView(View):
     server_seed_hash: str | None
 
 
-# Events after which a seat's token may no longer hold the seat: a leave while the match waits
-# frees it (the token dies), a claimed invitation gives it a new token.
+# The events that end a holding of a seat: a leave while the match waits frees it (the token
+# dies), a claimed invitation gives it a new token. A feed whose seat changed hands serves up
+# to the first of them after what it had checked (service/tenure.py says whether it changed).
 SEAT_CHANGES = frozenset({"leave", "claim"})
 
 
-@dataclass
+@dataclass(slots=True)  # one per waiting feed: with slots, 104 bytes where a __dict__ took 136
 class Holder:
-    """Who a feed serves: the token it was opened with, the seat that token held, and the
-    number of the match's events up to which that was checked (docs/api.md, "Hidden
-    information": a feed serves a token only while it holds its seat)."""
+    """Who a feed serves: the token it was opened with, the seat that token held and that
+    seat's tenure then (service/tenure.py), and the seq of the match's events up to which the
+    tenure was checked (docs/api.md, "Hidden information": a feed serves a token only while
+    it holds its seat)."""
 
     token: str | None
     seat: int | None
     checked: int
+    tenure: int = 0
     lost: bool = False  # the token no longer holds the seat: the feed serves nothing more
     app: str | None = None  # the app of the seat's player: its players are named in match_over
     player: str | None = None  # opened with a player token: that player's id
+    address: str | None = None  # a stream's: the client address whose place it holds
 
     @classmethod
     def of(cls, repo: MatchRepository, match: Match, token: str | None) -> Holder:
         """The holder a request's token makes, authenticated against `match` (401 for a
         token of no seat of the match)."""
         seat = repo.authenticate(match, token, required=False)
-        app = match.record["seats"][seat].get("app") if seat is not None else None
-        player = player_of_token(token) if seat is not None and token is not None else None
-        return cls(token, seat, match.event_count, app=app, player=player)
+        if seat is None:
+            return cls(token, None, match.event_count)
+        seats = match.record["seats"]
+        player = player_of_token(token) if token is not None else None
+        held = tenure.of_seat(seats, seat)
+        return cls(token, seat, match.event_count, held, app=seats[seat].get("app"), player=player)
 
 
 class Following:
@@ -133,15 +140,15 @@ class Following:
         if match is None or match.events_after is None:
             match = self.repo.load(match_id, events_after=after)
         version = match.version
-        raw, now = match.events_after or [], None
+        raw, now, tenures = match.events_after or [], None, match.events_tenures
         if not raw and wait > 0:
             with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
                 # Written between the first read and the subscription?
-                raw, now = self.store.events_since(match_id, after)
+                raw, now, tenures = self.store.events_since(match_id, after)
                 if not raw:
-                    raw, now = self._wait_events(match_id, after, wait, waiter)
+                    raw, now, tenures = self._wait_events(match_id, after, wait, waiter)
         more = len(raw) > limit
-        served = self._served(match_id, holder, raw[:limit])
+        served = self._served(match_id, holder, raw[:limit], tenures)
         next_after = served[-1]["seq"] if more and not holder.lost else None
         return served, version if now is None else now, next_after
 
@@ -156,36 +163,39 @@ class Following:
         since its waiter stays registered between them and is woken by every notification
         (and by the hub's reconnection, which may have lost some): a stream that only sends
         its keep-alive makes no read, where 10,000 idle streams cost 667 reads a second."""
-        raw = self.store.events_since(match_id, after)[0] if catch_up else []
+        raw, _, tenures = self.store.events_since(match_id, after) if catch_up else ([], None, None)
         if not raw:
-            raw, _ = self._wait_events(match_id, after, wait, waiter)
-        return self._served(match_id, holder, raw)
+            raw, _, tenures = self._wait_events(match_id, after, wait, waiter)
+        return self._served(match_id, holder, raw, tenures)
 
-    def _served(self, match_id: str, holder: Holder, raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _served(
+        self, match_id: str, holder: Holder, raw: list[dict[str, Any]], tenures: bytes | None
+    ) -> list[dict[str, Any]]:
         """`raw` redacted for the holder's seat, as far as its token held that seat.
 
-        The token was checked against the match as it was after `holder.checked` events. A
-        later event that may have taken the seat from it (SEAT_CHANGES) makes it look again
-        at the match as it is now; when the token holds no seat any more, the events end with
-        the first such change and the holder is `lost`: the next occupant's cards never reach
-        a feed opened by the one before."""
+        `tenures`: the seats' tenures read in the same round trip as `raw`, after it
+        (service/tenure.py). The seat's still being the holder's says that every event of `raw`
+        was written while the token held the seat. Another says the seat changed hands since
+        the holder's tenure was last checked (`holder.checked`), and the holder is `lost`: the
+        events end with the first change after it, or, when the feed asked from past events
+        it never checked (an `after` or Last-Event-ID ahead), the change may lie among those
+        and nothing is served. Every batch a feed serves passes here: the next occupant's cards
+        never reach a feed opened by the one before, whatever position it asks from."""
         seat = holder.seat
         if seat is None:
             return [redact_event(e, None) for e in raw]
-        if raw and holder.player is not None and not self._player_holds(holder):
+        if not raw:
+            return []
+        if holder.player is not None and not self._player_holds(holder):
             # The player's tokens were rotated, its app revoked or the player erased while the
             # feed was open: the feed ends, serving nothing more.
             holder.lost = True
             return []
-        for i, e in enumerate(raw):
-            if e["seq"] > holder.checked and e["type"] in SEAT_CHANGES and e.get("seat") == seat:
-                now = self.repo.find(match_id)
-                if now is not None and self.repo.holds(now, holder.token, seat):
-                    holder.checked = now.event_count
-                    break
-                holder.lost = True
-                raw = raw[: i + 1]
-                break
+        if tenure.stored(tenures, seat) == holder.tenure:
+            holder.checked = max(holder.checked, raw[-1]["seq"])
+        else:
+            holder.lost = True
+            raw = _before_loss(raw, seat, holder.checked)
         served = [redact_event(e, seat) for e in raw]
         if holder.app is not None and any(e["type"] == "match_over" for e in served):
             self._name_players(match_id, holder.app, served)
@@ -206,11 +216,13 @@ class Following:
                 # A copy: waiters of one match may share the events they read.
                 served[i] = {**e, "players": named}
 
-    def _wait_events(self, match_id: str, after: int, wait: float, waiter: Waiter) -> tuple[list, int | None]:
+    def _wait_events(
+        self, match_id: str, after: int, wait: float, waiter: Waiter
+    ) -> tuple[list, int | None, bytes | None]:
         found = self.waiters.wait_read(
             waiter, (match_id, after), lambda: self.store.events_since(match_id, after), wait
         )
-        return found if found is not None else ([], None)
+        return found if found is not None else ([], None, None)
 
     def history(self, match_id: str, token: str | None, required: bool = False) -> dict[str, Any]:
         """The history for a seat's token; HTTP calls require one (`required`), the service's
@@ -236,6 +248,18 @@ class Following:
             "events": events,
             "version": match.version,
         }
+
+
+def _before_loss(raw: list[dict[str, Any]], seat: int, checked: int) -> list[dict[str, Any]]:
+    """The events of `raw` a holder whose seat changed hands after event `checked` may still
+    get: up to the first event after `checked` that took the seat (served, so the client sees
+    it leave), and none when `raw` starts past events it never checked."""
+    if raw[0]["seq"] > checked + 1:
+        return []
+    for i, e in enumerate(raw):
+        if e["seq"] > checked and e["type"] in SEAT_CHANGES and e.get("seat") == seat:
+            return raw[: i + 1]
+    return []  # changed by no event of the batch (an erasure): nothing after it is known safe
 
 
 def _game_view(record: dict[str, Any], seat: int | None) -> View:

@@ -36,6 +36,7 @@ class Match:
         "version",
         "event_count",
         "events_after",
+        "events_tenures",
         "step",
         "player_check",
         "mover_before",
@@ -56,6 +57,8 @@ class Match:
         self.event_count = event_count  # events stored: the seq of the last one
         # Loaded with `events_after=k`: the stored events with seq > k, read in the same round trip.
         self.events_after = events_after
+        # And the seats' tenures read after those events (service/tenure.py).
+        self.events_tenures: bytes | None = None
         # What the engine says of the match now (status, seat to move, resigned seats); None
         # before the first deal.
         self.step: Step | None = self._ask()

@@ -26,6 +26,7 @@ from service.rematch import decline
 from service.repository import MatchRepository
 from service.seats import Seats
 from service.store import Store, connect
+from service.wait_quota import WaitQuota
 from service.webhook_notices import webhook_sink
 
 
@@ -37,6 +38,7 @@ class MatchService:
         self.config = config
         self.queue = queue
         self.waiters = store.hub()
+        self.wait_quota = WaitQuota(config.MAX_WAITS_PER_ADDRESS)
         self.quotas = store.quotas(config.IDLE_TTL)
         self.repo = MatchRepository(store, config, queue)
         self.following = Following(self.repo, self.waiters)

@@ -14,7 +14,7 @@ from typing import Any
 
 import redis
 
-from service import errors, logs, notices, outbox, rated, tracing
+from service import errors, logs, notices, outbox, rated, tenure, tracing
 from service.config import Config
 from service.jobqueue import Jobs
 from service.match import Match, hash_token, valid_id
@@ -66,6 +66,7 @@ class MatchRepository:
         if loaded is None:
             return None
         match = Match(match_id, loaded.record, loaded.version, loaded.event_count, loaded.events_after)
+        match.events_tenures = loaded.tenures
         if player_id is not None and loaded.also is not None:
             match.player_check = (player_id, loaded.also[0])
         return match
@@ -113,13 +114,6 @@ class MatchRepository:
         if seat is None or not holds_token(stored, token):
             raise errors.InvalidToken("this token does not belong to a seat of this match")
         return seat
-
-    def holds(self, match: Match, token: str | None, seat: int) -> bool:
-        """Whether `token` holds `seat` of the match as it is."""
-        try:
-            return self.authenticate(match, token) == seat
-        except errors.InvalidToken:
-            return False
 
     # --- writing -----------------------------------------------------------
     def update(
@@ -169,6 +163,8 @@ class MatchRepository:
             # publish its notices ahead of this commit's in a player's feed.
             effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
         status = match.status()
+        # Stored beside the events by the same script: every feed's read checks its seat's.
+        tenures = tenure.stored_form(record["seats"])
         with tracing.span("match commit", match_id=match.id, version=version + 1):
             ok = self.store.commit(
                 match.id,
@@ -180,6 +176,7 @@ class MatchRepository:
                 idem,
                 self._due(match, job) if job is not None else None,
                 ([outbox.encode(e) for e in effects], at + self.config.OUTBOX_GRACE) if effects else None,
+                tenures,
             )
             if ok:
                 match.version = version + 1

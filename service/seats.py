@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import admin, clocks, errors, fair_seeds, membership, rated
+from service import admin, clocks, errors, fair_seeds, membership, rated, tenure
 from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
@@ -161,6 +161,7 @@ class Seats:
                     kind="human", name=name or f"Player {seat['seat'] + 1}", token=hash_token(token or "")
                 )
             seat["joined"] = record["joins"]
+            tenure.hand_on(seat)  # whatever credential the open seat still had ends here
             seat.pop("left", None)
             if client_seed is not None:
                 seat["client_seed"] = client_seed
@@ -211,6 +212,7 @@ class Seats:
             _check_handable(match, seat)
             del found["invite"]
             found["token"] = hash_token(token)
+            tenure.hand_on(found)  # the old token's feeds end here
             for gone in ("player", "app", "external"):
                 # A player's seat handed over is no longer the player's: its token stops acting in it.
                 found.pop(gone, None)
@@ -236,8 +238,10 @@ class Seats:
             if status == "waiting":
                 # Free the seat: it is open again and the token is dead.
                 entry.update(kind="open", name=None, token=None, joined=None)
-                for gone in ("client_seed", "player", "app", "external"):
-                    entry.pop(gone, None)  # the next occupant brings its own
+                tenure.hand_on(entry)  # its feeds end here
+                # The next occupant brings its own; the leaver's invitation dies with its token.
+                for gone in ("client_seed", "player", "app", "external", "invite"):
+                    entry.pop(gone, None)
                 if not any(s["kind"] == "human" for s in record["seats"]):
                     record["status"] = "aborted"
                     events.append({"type": "match_over", "winners": [], "reason": "aborted"})

@@ -96,8 +96,11 @@ def _loaded(replies: list[Any], events_after: int | None) -> Loaded | None:
     v, n, data = replies[0]
     if data is None:
         return None
-    after = None if events_after is None else _events(replies[1], replies[2], events_after, READ_EVENTS)
-    return Loaded(codec.loads(data), int(v), int(n), after)
+    if events_after is None:
+        return Loaded(codec.loads(data), int(v), int(n))
+    archived, tenures = replies[2]
+    after = _events(replies[1], archived, events_after, READ_EVENTS)
+    return Loaded(codec.loads(data), int(v), int(n), after, tenures=tenures)
 
 
 def _index_entries(match_id: str, version: int, due: float | None, relay_at: float) -> list[Group]:
@@ -127,6 +130,8 @@ class Loaded:
     events_after: list[dict[str, Any]] | None = None
     # With `load(..., also=group)`: that group's replies (a player token's check).
     also: list[Any] | None = None
+    # With `events_after`: the seats' tenures read after those events (service/tenure.py).
+    tenures: bytes | None = None
 
 
 class ReplicaTimeout(redis.ConnectionError):
@@ -286,9 +291,10 @@ class Store:
         key = _key(match_id, "match")
         reads: list[tuple] = [("HMGET", key, "v", "n", "data")]
         if events_after is not None:
+            # The tenures after the events: they are at least as new as any event read.
             reads += [
                 ("LRANGE", _key(match_id, "events"), *_range(events_after, READ_EVENTS)),
-                ("HGET", key, "z"),
+                ("HMGET", key, "z", "t"),
             ]
         pending = self.rates.take_pending()
         extra = [] if also is None else [also]
@@ -318,16 +324,15 @@ class Store:
         idempotency: tuple[str, bytes | str, int] | None = None,
         due: float | None = None,
         effects: tuple[list[str], float] | None = None,
+        tenures: str = "",
     ) -> bool:
-        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile.
-
-        With `due`, the match enters the due index first, in the same round trip: a process
-        that dies after the commit, before it enqueues the job, still leaves the entry the
-        sweeper finds. An entry left by a commit that lost its race costs one look.
-        `effects`: the encoded effects for the match's outbox (written by the script) and when
-        the relay should look at them (its index entry goes with the due index's, before the
-        script; service/outbox.py).
-        """
+        """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile,
+        the seats' `tenures` beside it (service/tenure.py). With `due`, the match enters the due
+        index first, in the same round trip: a process that dies after the commit, before it
+        enqueues the job, still leaves the entry the sweeper finds. An entry left by a commit
+        that lost its race costs one look. `effects`: the encoded effects for the match's outbox
+        (written by the script) and when the relay should look at them (its index entry goes
+        with the due index's, before the script; service/outbox.py)."""
         new_version = 0 if expected is None else expected + 1
         idem_key, idem_value, idem_ttl = idempotency or ("", "", 0)
         outbox, relay_at = effects or ([], 0.0)
@@ -342,6 +347,7 @@ class Store:
             channel(match_id),
             secrets.token_hex(8),
             len(outbox),
+            tenures,
             *outbox,
             *(codec.dumps(e) for e in events),
         ]
@@ -409,14 +415,14 @@ class Store:
 
     def events_since(
         self, match_id: str, after: int, count: int | None = READ_EVENTS
-    ) -> tuple[list[dict[str, Any]], int | None]:
-        """Stored events with seq > after (at most `count`, None: all), and the match's version
-        read with them (None when the match is gone), in one round trip on the hot path's
-        connections: every woken waiter makes this read."""
+    ) -> tuple[list[dict[str, Any]], int | None, bytes | None]:
+        """Stored events with seq > after (at most `count`, None: all), the match's version
+        (None when the match is gone) and its seats' tenures (service/tenure.py) read after them,
+        in one round trip on the hot path's connections: every woken waiter makes this read."""
         events, match = _key(match_id, "events"), _key(match_id, "match")
-        read = [("LRANGE", events, *_range(after, count)), ("HGET", match, "z"), ("HGET", match, "v")]
-        ((raw, archived, version),) = self._exchange([(match, read)], retry=True)
-        return _events(raw, archived, after, count), None if version is None else int(version)
+        read = [("LRANGE", events, *_range(after, count)), ("HMGET", match, "z", "v", "t")]
+        ((raw, (archived, version, tenures)),) = self._exchange([(match, read)], retry=True)
+        return _events(raw, archived, after, count), None if version is None else int(version), tenures
 
     def archive(self, match_id: str, version: int) -> bool:
         """Fold a finished match's events into one compressed field of its hash.

@@ -8,7 +8,8 @@ may read and write every key of the match atomically."""
 # ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
 # ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
 # ARGV[9] this write's random id (kept in field w), ARGV[10] k, the number of effects,
-# ARGV[11..10+k] the effects for the outbox as JSON, ARGV[11+k..] new events as JSON.
+# ARGV[11] the seats' tenures (kept in field t, read with the events: service/tenure.py),
+# ARGV[12..11+k] the effects for the outbox as JSON, ARGV[12+k..] new events as JSON.
 # Returns 1 when written, 0 when the version did not match (nothing written).
 COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -17,16 +18,16 @@ if ARGV[1] == '-1' then
 elseif cur ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3], 'w', ARGV[9])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3], 'w', ARGV[9], 't', ARGV[11])
 local k = tonumber(ARGV[10])
-if #ARGV >= 11 + k then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 11 + k))
+if #ARGV >= 12 + k then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 12 + k))
 end
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ttl) end
 if k > 0 then
-  redis.call('RPUSH', KEYS[3], unpack(ARGV, 11, 10 + k))
+  redis.call('RPUSH', KEYS[3], unpack(ARGV, 12, 11 + k))
   redis.call('EXPIRE', KEYS[3], ttl)
 end
 if ARGV[6] ~= '' then

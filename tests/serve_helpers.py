@@ -30,9 +30,9 @@ def cardtable_serve(
     port = free_port()
     full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     full_env.update(PYTHONPATH=ROOT, **env)
+    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)]
-        + list(args),
+        [*command, *args],
         env=full_env,
         cwd=ROOT,
         start_new_session=True,

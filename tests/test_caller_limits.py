@@ -1,6 +1,7 @@
 """What one caller may take of the service (docs/api.md, "Limits"): live bot-only and waiting
 matches per anonymous address, joins and versions per match, one hint a turn and a budget of
-hints per process, pages of events, the metrics token, and the queue bot-only matches wait on."""
+hints per process, pages of events, the metrics token and /metrics' rate limit, and the queue
+bot-only matches wait on."""
 
 from __future__ import annotations
 
@@ -178,6 +179,19 @@ def test_metrics_need_the_metrics_token_when_one_is_set(redis_url):
     assert api.c.get("/metrics", headers=auth("wrong")).status_code == 401
     resp = api.c.get("/metrics", headers=auth("scrape-me"))
     assert resp.status_code == 200 and b"cardtable_queue_jobs" in resp.data
+
+
+@pytest.mark.parametrize("metrics_token", ["", "scrape-me"])
+def test_metrics_are_rate_limited_like_any_call_unless_a_metrics_token_guards_them(redis_url, metrics_token):
+    url = redis_url.rsplit("/", 1)[0] + "/10"
+    redis.Redis.from_url(url).flushdb()
+    c = create_app(Config(REDIS_URL=url, RATE_LIMIT=3, METRICS_TOKEN=metrics_token)).test_client()
+    # Within one second at most 3 pass; the window may roll over once mid-burst.
+    statuses = [c.get("/metrics", headers=auth(metrics_token)).status_code for _ in range(8)]
+    if metrics_token:
+        assert statuses == [200] * 8  # the scrape that knows the token is never limited
+    else:
+        assert statuses.count(200) <= 6 and 429 in statuses, statuses
 
 
 def test_bot_only_matches_wait_on_the_low_priority_queue(redis_url):

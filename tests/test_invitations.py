@@ -82,3 +82,21 @@ def test_the_feed_of_the_inviter_ends_at_the_claim(api):
     kinds = [line[7:] for line in text.splitlines() if line.startswith("event: ")]
     assert kinds[-1] == "claim", kinds  # the stream closed right after it
     assert view["you"] == 3
+
+
+def test_an_invitation_dies_with_a_seat_freed_by_its_leave_and_never_takes_the_next_occupants(api):
+    """A seat left while the match waits is open again: the code its leaver made before going
+    must not hand the seat, once someone else sits in it, back to whoever holds the code."""
+    created = api.create("spades", [HUMANS[0], {"kind": "open"}, {"kind": "open"}, {"kind": "open"}])
+    match_id = created["id"]
+    leaver = api.c.post(f"/v1/matches/{match_id}/join", json={"name": "Spy"}).get_json()
+    code = _invite(api, match_id, leaver["token"])
+    assert api.c.post(f"/v1/matches/{match_id}/leave", headers=auth(leaver["token"])).status_code == 200
+    joined = [
+        api.c.post(f"/v1/matches/{match_id}/join", json={"name": n}).get_json() for n in ("Bo", "Cy", "Di")
+    ]
+    assert joined[0]["seat"] == leaver["seat"]
+    hand = api.view(match_id, joined[0]["token"])["hand"]
+    r = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code})
+    assert r.status_code == 403 and r.get_json()["error"] == "forbidden", r.get_json()
+    assert api.view(match_id, joined[0]["token"])["hand"] == hand  # the seat is still Bo's

@@ -60,15 +60,16 @@ class Ready(MethodView):
 class Metrics(MethodView):
     @blp.response(200, content_type="text/plain", example=examples.METRICS)
     # The counters live in Redis: while it is away the scrape is a 503.
-    @declare_errors(blp, 401, 503)
+    @declare_errors(blp, 401, 429, 503)
     @blp.doc(security=[{}, {"bearer": []}])
     @blp.doc(operationId="metrics")
     def get(self):
         """Prometheus text metrics
 
         Counters live in Redis, so every API process shows the same figures (docs/api.md,
-        "Metrics"). Never rate limited. When the server sets `CARDTABLE_METRICS_TOKEN`, a
-        scrape needs `Authorization: Bearer <that token>` (401 without it).
+        "Metrics"). When the server sets `CARDTABLE_METRICS_TOKEN`, a scrape needs
+        `Authorization: Bearer <that token>` (401 without it) and is never rate limited; without
+        it `/metrics` is rate limited like any call (429 `rate_limited`).
         """
         from service.metrics import render
 

@@ -11,7 +11,7 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from werkzeug.routing import BaseConverter
 
-from service import codec, examples
+from service import codec, errors, examples
 from service.apps import is_app_key
 from service.errors import ApiError
 from service.extensions import Blueprint, bearer_token, declare_errors
@@ -349,6 +349,8 @@ class Events(MethodView):
         (at most 30) for one. At most `limit` events (at most 1,000); `next_after` is the
         `after` of the next page when more follow (null when none do). A `deal` shows only your
         own hand (none to spectators). The answer's `version` is the match's, for an `If-Match`.
+        A token whose seat changes hands meanwhile gets the events up to that change, or 401
+        `invalid_token` when it asked from past it.
         """
         svc = service()
         token = bearer_token()
@@ -356,7 +358,11 @@ class Events(MethodView):
         holder = Holder.of(svc.repo, match, token)
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
-        events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
+        with svc.wait_quota.held(request.remote_addr or "-", wait > 0):
+            events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
+        if holder.lost and not events:
+            # Nothing it may see: the token lost its seat before any event it asked for.
+            raise errors.InvalidToken("this token no longer holds a seat of this match")
         return json_response({"events": events, "version": version, "next_after": next_after})
 
 
@@ -380,9 +386,16 @@ class Stream(MethodView):
         holder = Holder.of(svc.repo, svc.load(match_id, token=token), token)
         resume = headers.get("last_event_id", query["after"])
 
-        # Registered before the answer starts, so an unreachable Redis is still a JSON 503;
-        # freed when the server closes the response, however the stream ended.
-        waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
+        # Registered before the answer starts, so an unreachable Redis (or an address holding
+        # all its places) is still a JSON error; freed when the server closes the response,
+        # however the stream ended.
+        holder.address = request.remote_addr or "-"
+        svc.wait_quota.take(holder.address)
+        try:
+            waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
+        except BaseException:
+            svc.wait_quota.give(holder.address)
+            raise
 
         def generate(after=resume):
             # A stream still ends after a while (proxies drop long responses); EventSource
@@ -402,8 +415,12 @@ class Stream(MethodView):
                     data = json.dumps(e, separators=(",", ":"))
                     yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
 
+        def closed() -> None:
+            svc.waiters.close(waiter)
+            svc.wait_quota.give(holder.address or "-")
+
         response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(lambda: svc.waiters.close(waiter))
+        response.call_on_close(closed)
         return response
 
 

@@ -155,7 +155,9 @@ class MyEvents(MethodView):
         assert token is not None
         client = request.environ.get("gunicorn.socket")
         after, wait, limit = query["after"], query["wait"], query["limit"]
-        events, last, next_after = service().player_feed.events(player_id, token, after, wait, limit, client)
+        svc = service()
+        with svc.wait_quota.held(request.remote_addr or "-", wait > 0):
+            events, last, next_after = svc.player_feed.events(player_id, token, after, wait, limit, client)
         body = {"events": events, "last": last, "next_after": next_after}
         return Response(codec.dumps(body), mimetype="application/json")
 
@@ -181,17 +183,27 @@ class MyStream(MethodView):
         player_id = player_of(token)
         assert token is not None
         svc = service()
-        feed = svc.player_feed
         resume = headers.get("last_event_id", query["after"])
         # Registered before the first read (nothing published after it is missed) and before
         # the answer starts, so a token that does not hold and an unreachable Redis are still
         # JSON errors; freed when the server closes the response, however the stream ended.
         client = request.environ.get("gunicorn.socket")
-        waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
+        address = request.remote_addr or "-"
+        svc.wait_quota.take(address)
         try:
-            first = feed.first(player_id, token, resume)
+            waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
         except BaseException:
+            svc.wait_quota.give(address)
+            raise
+
+        def closed() -> None:
             svc.waiters.close(waiter)
+            svc.wait_quota.give(address)
+
+        try:
+            first = svc.player_feed.first(player_id, token, resume)
+        except BaseException:
+            closed()
             raise
 
         def generate(after=resume, entries=first):
@@ -206,7 +218,9 @@ class MyStream(MethodView):
                     yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
                 if time.monotonic() >= end or waiter.gone:
                     return
-                entries = feed.stream_entries(
+                # Through svc: the stream's closures keep no more than they need, a stream's
+                # memory is what a process holds per open stream (bench/waiters.py).
+                entries = svc.player_feed.stream_entries(
                     player_id, token, after, min(15.0, end - time.monotonic()), waiter
                 )
                 if entries is None:
@@ -215,7 +229,7 @@ class MyStream(MethodView):
                     yield ": keep-alive\n\n"
 
         response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(lambda: svc.waiters.close(waiter))
+        response.call_on_close(closed)
         return response
 
 
