@@ -18,7 +18,7 @@
 | `CARDTABLE_ANONYMOUS_WAITING_MATCHES` | `10` | live waiting matches one address may hold |
 | `CARDTABLE_WAITING_TTL` | `3600` | seconds a waiting match is kept after its last join (or leave) |
 | `CARDTABLE_MAX_JOINS` | `50` | joins one match takes while it waits (leaving and joining again count) |
-| `CARDTABLE_MAX_VERSIONS` | `20000` | changes one match takes; the one that reaches it aborts the match |
+| `CARDTABLE_MAX_VERSIONS` | `20000` | moves one match takes; the one that reaches it aborts the match |
 | `CARDTABLE_LOW_PRIORITY_AFTER` | `2000` | versions after which a match's bot turns wait in the low queue |
 | `CARDTABLE_HINTS_AT_ONCE` | `1` | hints one API process computes at a time; more wait, then 429 |
 | `CARDTABLE_METRICS_TOKEN` | none | when set, `/metrics` needs `Authorization: Bearer <it>` |
@@ -81,7 +81,7 @@ class Config:
     ADDRESS_RATE_LIMIT: int = 0
     ANONYMOUS_BOT_MATCHES: int = 2
     ANONYMOUS_WAITING_MATCHES: int = 10
-    # What one match may take: how long it waits for players, joins, changes in all.
+    # What one match may take: how long it waits for players, joins, moves in all.
     WAITING_TTL: int = 3600
     MAX_JOINS: int = 50
     MAX_VERSIONS: int = 20_000

@@ -53,7 +53,7 @@ MATCH_OVER_OPTIONAL: dict[str, Schema] = {
     "ratings": by_seat(obj("", {"before": nullable(ref("Rating")), "after": ref("Rating")}), "rated matches"),
     "players": by_seat(STR, "to a player's token: the seats' external ids of its app"),
     "ended_by_host": BOOL,
-    "limit": described("with reason too_long: the most versions a match may have", INT),
+    "limit": described("with reason too_long: the most moves a match may have", INT),
 }
 DEAL_COMMITMENT = described('SHA-256 hex committing to the deck order (docs/api.md, "Fair deals")', STR)
 HAND = described("the receiving seat's own cards: only in that seat's events", CARDS)

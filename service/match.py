@@ -105,6 +105,10 @@ class Match:
         return self._changed(self.game.end_match(self.record["state"]))
 
     def _changed(self, step: Step) -> Step:
+        # Moves (a seat's, a bot's, a clock's, a new round, the end) are what
+        # CARDTABLE_MAX_VERSIONS counts: the other changes of a match are each bounded on their
+        # own (joins, claims, one hint a move), so none of them can end a match.
+        self.record["moves"] = self.record.get("moves", 0) + 1
         self.step = step
         return step
 

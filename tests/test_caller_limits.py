@@ -211,3 +211,21 @@ def test_service_callers_without_an_owner_are_not_limited(redis_url, seats):
     api = limited_api(redis_url, 9, ANONYMOUS_BOT_MATCHES=0, ANONYMOUS_WAITING_MATCHES=0)
     svc = api.c.application.extensions["cardtable"]
     assert svc.create({"game": "spades", "seats": seats})["id"]
+
+
+def test_only_moves_count_toward_max_versions(redis_url):
+    api = limited_api(redis_url, 10, MAX_VERSIONS=3)
+    created = api.create("spades", HUMANS4, options={"first_dealer": 3, "hints": True})
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    # A hint and ten hand-overs: eleven versions past the limit's three, and no move.
+    assert api.c.get(f"/v1/matches/{match_id}/hint", headers=auth(tokens[0])).status_code == 200
+    for _ in range(10):
+        code = api.c.post(f"/v1/matches/{match_id}/invite", headers=auth(tokens[1])).get_json()["code"]
+        tokens[1] = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code}).get_json()["token"]
+    view = api.view(match_id)
+    assert view["status"] == "active" and view["version"] == 11
+    # The moves still meet the limit: the third one ends the match.
+    for seat in range(3):
+        assert api.act(match_id, tokens[seat], {"type": "bid", "tricks": 3}).status_code == 200
+    over = api.events(match_id)["events"][-1]
+    assert over["reason"] == "too_long" and api.view(match_id)["status"] == "aborted"
