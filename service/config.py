@@ -14,6 +14,7 @@
 | `CARDTABLE_ADDRESS_RATE_LIMIT` | `0` | requests a second per address, seat tokens included; 0: twice that |
 | `CARDTABLE_REQUIRE_APP` | `0` | `1`: new matches, rematches, joins, claims need an app key or player token |
 | `CARDTABLE_ORIGINS_TTL` | `5` | seconds an API process keeps its copy of the apps' web origins (CORS) |
+| `CARDTABLE_ANONYMOUS_LIVE_MATCHES` | `100` | live matches of any kind one address may hold (no app key) |
 | `CARDTABLE_ANONYMOUS_BOT_MATCHES` | `2` | live matches with no human seat an address may hold; 0: none |
 | `CARDTABLE_ANONYMOUS_WAITING_MATCHES` | `10` | live waiting matches one address may hold |
 | `CARDTABLE_WAITING_TTL` | `3600` | seconds a waiting match is kept after its last join (or leave) |
@@ -77,8 +78,11 @@ class Config:
     MAX_WAIT: int = 30
     STREAM_SECONDS: int = 300
     # What one caller may take of the service (docs/api.md, "Limits"): requests a second per
-    # address (0: twice RATE_LIMIT), and the live matches an address without an app key holds.
+    # address (0: twice RATE_LIMIT), and the live matches an address without an app key holds:
+    # of any kind (raise it where many people share an address: carrier NAT), of them those
+    # with no human seat, and those waiting.
     ADDRESS_RATE_LIMIT: int = 0
+    ANONYMOUS_LIVE_MATCHES: int = 100
     ANONYMOUS_BOT_MATCHES: int = 2
     ANONYMOUS_WAITING_MATCHES: int = 10
     # What one match may take: how long it waits for players, joins, moves in all.

@@ -43,10 +43,25 @@ SERVICE: dict[str, Schema] = {
 RATING = obj(
     "A seat's rating", {"mu": {"type": "number"}, "sigma": {"type": "number"}, "rating": {"type": "number"}}
 )
+# Why a match ended: the games' own reasons (service/ratings.py rates those that finish it),
+# then the service's, each of which aborts it (docs/api.md, "Events").
+MATCH_OVER_REASONS = [
+    "target",
+    "rounds",
+    "resign",
+    "ended",
+    "aborted",
+    "aborted_by_app",
+    "too_long",
+    "abandoned",
+]
 MATCH_OVER_COMMON: dict[str, Schema] = {
     "winners": SEATS,
     "reason": described(
-        "target, rounds, resign, ended (by the host), aborted, aborted_by_app or too_long", STR
+        "target, rounds, resign, ended (by the host); aborted (no person left before the start),"
+        " aborted_by_app, too_long (CARDTABLE_MAX_VERSIONS moves) or abandoned (no person plays"
+        " it any more)",
+        {"type": "string", "enum": MATCH_OVER_REASONS},
     ),
 }
 MATCH_OVER_OPTIONAL: dict[str, Schema] = {

@@ -145,6 +145,17 @@ class Match:
                 return s["seat"]
         return None
 
+    def abandoned(self) -> bool:
+        """Whether the match had a person and nobody plays it any more: every human seat left
+        or resigned while bots would play on (docs/api.md, "Seats, host, leaving"). A rated
+        match never is: it has no bots, so its rules end it before its last person goes."""
+        record = self.record
+        if record["status"] != "playing" or record["options"].get("rated"):
+            return False
+        if self.status() not in ("active", "round_over"):
+            return False
+        return any(s["kind"] == "human" for s in record["seats"]) and self.host_seat() is None
+
     def host_seat(self) -> int | None:
         """The host: the earliest-joined human seat that is still in the match."""
         step = self.step

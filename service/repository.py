@@ -152,6 +152,8 @@ class MatchRepository:
         (service/outbox.py); once stored, hand them on to the workers. On success `match` is
         the stored version."""
         record, version, before = match.record, match.version, match.event_count
+        if match.abandoned():
+            events = self._abandoned(match, events)
         if record.get("moves", 0) >= self.config.MAX_VERSIONS:
             events = self._too_long(match, events)
         for seq, e in enumerate(events, before + 1):
@@ -219,6 +221,14 @@ class MatchRepository:
             # A waiting match nobody joins or leaves for this long is gone (and out of the lobby).
             return self.config.WAITING_TTL
         return self.config.IDLE_TTL
+
+    @staticmethod
+    def _abandoned(match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The change after which no person plays the match any more (the last one left or
+        resigned, or was resigned by the clock) ends it: aborted, no winner, no more bot turns
+        (docs/api.md, "Seats, host, leaving")."""
+        match.record["status"] = "aborted"
+        return [*events, {"type": "match_over", "winners": [], "reason": "abandoned"}]
 
     def _too_long(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The change that brings a match to CARDTABLE_MAX_VERSIONS moves is its last: it is

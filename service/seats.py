@@ -39,10 +39,12 @@ class Seats:
         match_id: str | None = None,
         players: dict[int, Player] | None = None,
         app: str | None = None,
+        quick: bool = False,
     ) -> dict[str, Any]:
         """A new match. `caller`: who creates it (its seats bound to players as it may, and
-        counted against its quotas: service/membership.py); None for the service's own callers.
-        A rematch (service/rematch.py) names the new match's id, its seats' players and its app."""
+        counted against its quotas: service/membership.py, `quick` when quick play hosts it);
+        None for the service's own callers. A rematch (service/rematch.py) names the new match's
+        id, its seats' players and its app."""
         game, seats_in = GAMES[body["game"]], body["seats"]
         options = match_options(game, body.get("options") or {}, len(seats_in))
         deck, seed = self._check_seeding(game, options, body)
@@ -79,15 +81,13 @@ class Seats:
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
             events += _start(match)
-        held = self._take_quotas(caller, match_id, record) if caller is not None else []
+        held = self._take_quotas(caller, match_id, record, quick) if caller is not None else []
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
             self.store.lobby.add(match_id, record)
         if not self.repo.add(match, events):
-            for kind in held:
-                self.quotas.release(caller.owner if caller else "", kind, match_id)
-            raise errors.Conflict("match id collision, try again")
+            raise self._collided(caller, held, match_id)
         for player_id in bound:
             self.store.players.sat_down(player_id, match_id)
         admin.index_created(self.store, caller, match_id, record)
@@ -102,10 +102,16 @@ class Seats:
             _check_client_seed(body["seats"])
         return deck, seed
 
-    def _take_quotas(self, caller: Caller, match_id: str, record: dict[str, Any]) -> list[str]:
+    def _take_quotas(self, caller: Caller, match_id: str, record: dict[str, Any], quick: bool) -> list[str]:
         return membership.take_quotas(
-            self.quotas, self.config, caller, match_id, record, self._live, self._waiting
+            self.quotas, self.config, caller, match_id, record, self._live, self._waiting, quick
         )
+
+    def _collided(self, caller: Caller | None, held: list[str], match_id: str) -> errors.Conflict:
+        """A new match whose id was taken: the quota places it took given back; the error."""
+        for kind in held:
+            self.quotas.release(caller.owner if caller else "", kind, match_id)
+        return errors.Conflict("match id collision, try again")
 
     def _live(self, match_id: str) -> bool | None:
         match = self.repo.find(match_id)

@@ -1,8 +1,11 @@
-"""Issue 39, finding 2, tried against a live `cardtable serve` as an abuser would: a loop of
-one seat's calls (invitations, claims, hints) must neither hold up the other seats (their
-`If-Match` stays good) nor end the match. 60 invitations no longer abort a rated match under a
-low `CARDTABLE_MAX_VERSIONS`, which counts moves only; a seat is handed on by claim at most 10
-times; hints move the version at most once a turn.
+"""Issue 39, findings 2 and 4, tried against a live `cardtable serve` as an abuser would:
+
+- a loop of one seat's calls (invitations, claims, hints) must neither hold up the other seats
+  (their `If-Match` stays good) nor end the match. 60 invitations no longer abort a rated match
+  under a low `CARDTABLE_MAX_VERSIONS`, which counts moves only; a seat is handed on by claim at
+  most 10 times; hints move the version at most once a turn;
+- an address without an app key holds a bounded number of live matches of any kind, and a
+  match whose last person left ends (`abandoned`) instead of leaving bots to play for nobody.
 
 Each test calls from its own loopback address (127.0.0.x), so the per-address counts of one
 never touch another's.
@@ -24,7 +27,9 @@ from tests.serve_helpers import ROOT, cardtable_serve
 
 # Low enough that the issue's 60 invitations reached it on the old code.
 MAX_VERSIONS = 40
+LIVE_MATCHES = 29
 HUMAN = {"kind": "human"}
+PRO = {"kind": "bot", "level": "pro"}
 
 
 class Client:
@@ -63,6 +68,7 @@ def served(tmp_path_factory):
     data = tmp_path_factory.mktemp("abuse-loops")
     env = {
         "CARDTABLE_MAX_VERSIONS": str(MAX_VERSIONS),
+        "CARDTABLE_ANONYMOUS_LIVE_MATCHES": str(LIVE_MATCHES),
         "CARDTABLE_RATE_LIMIT": "0",
         "CARDTABLE_LOG_LEVEL": "WARNING",
     }
@@ -160,3 +166,46 @@ def test_hints_move_the_version_at_most_once_a_turn_whatever_the_other_seat_does
     assert view["players"][mover]["hints_used"] == 1
     assert view["version"] == version + 1 + 5  # the one hint and the five claims
     assert again["version"] == view["version"]  # the answer's version is the match's now
+
+
+def test_an_address_without_an_app_key_holds_a_bounded_number_of_live_matches(served):
+    base, _ = served
+    api = Client(base, "127.0.0.5")
+    created, answers = [], []
+    for _ in range(LIVE_MATCHES + 1):
+        status, answer = api.call("POST", "/v1/matches", {"game": "zoliky", "seats": [HUMAN, HUMAN]})
+        answers.append(status)
+        if status == 201:
+            created.append(answer)
+    assert answers == [201] * LIVE_MATCHES + [429], answers
+    status, refused = api.call("POST", "/v1/matches", {"game": "zoliky", "seats": [HUMAN, HUMAN]})
+    assert status == 429 and refused["error"] == "quota_exceeded" and refused["quota"] == "matches"
+    # Quick play that would host a new match counts too.
+    status, quick = api.call("POST", "/v1/matches/quick", {"game": "spades"})
+    assert status == 429 and quick["quota"] == "matches", quick
+    # Another address is not held back by this one's matches.
+    assert Client(base, "127.0.0.6").call("POST", "/v1/matches/quick", {"game": "spades"})[0] == 200
+    # One of them over (a seat left: Žolíky ends), its place is free again.
+    api.ok("POST", f"/v1/matches/{created[0]['id']}/leave", token=created[0]["seats"][0]["token"])
+    assert api.call("POST", "/v1/matches", {"game": "zoliky", "seats": [HUMAN, HUMAN]})[0] == 201
+
+
+@pytest.mark.parametrize("how", ["leave", "resign"])
+def test_the_last_person_gone_ends_the_match_and_no_bot_plays_for_nobody(served, how):
+    base, _ = served
+    api = Client(base, "127.0.0.7")
+    created = api.ok("POST", "/v1/matches", {"game": "three-thirteen", "seats": [HUMAN, PRO, PRO]})
+    match_id, token = created["id"], created["seats"][0]["token"]
+    if how == "leave":
+        api.ok("POST", f"/v1/matches/{match_id}/leave", token=token)
+    else:
+        api.ok("POST", f"/v1/matches/{match_id}/actions", {"type": "resign"}, token)
+    view = api.ok("GET", f"/v1/matches/{match_id}", token=token)
+    assert view["status"] == "aborted", view["status"]
+    events = api.events(match_id)
+    (over,) = [e for e in events if e["type"] == "match_over"]
+    assert over["reason"] == "abandoned" and over["winners"] == []
+    bot_moves = [e for e in events if e.get("bot")]
+    # No bot turn after the end: a long-poll past the last event hears nothing more.
+    assert api.events(match_id, after=events[-1]["seq"], wait=3) == []
+    assert [e for e in api.events(match_id) if e.get("bot")] == bot_moves
