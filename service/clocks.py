@@ -10,7 +10,9 @@ workers (service/outbox.py) and indexes it for the sweeper; the worker's job
   discard), elsewhere the easy bot's decisions for the seat, each from that seat's own view
   (what the seat's person would see), until the turn passes on.
 - `resign`: the seat resigns (the engine's resign action); where the match goes on (three or
-  more individual players) a bot plays the seat on, as it plays every resigned seat.
+  more individual players) a bot plays the seat on, as it plays every resigned seat, unless it
+  was the last person playing: then the commit ends the match, abandoned
+  (`MatchRepository.commit`), as when that person leaves.
 
 The change starts with the public event `{"type": "timed_out", "seat", "on_timeout"}`; the
 events the server played for the seat carry `"auto": true`.

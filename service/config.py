@@ -14,12 +14,13 @@
 | `CARDTABLE_ADDRESS_RATE_LIMIT` | `0` | requests a second per address, seat tokens included; 0: twice that |
 | `CARDTABLE_REQUIRE_APP` | `0` | `1`: new matches, rematches, joins, claims need an app key or player token |
 | `CARDTABLE_ORIGINS_TTL` | `5` | seconds an API process keeps its copy of the apps' web origins (CORS) |
+| `CARDTABLE_ANONYMOUS_LIVE_MATCHES` | `100` | live matches of any kind one address may hold (no app key) |
 | `CARDTABLE_ANONYMOUS_BOT_MATCHES` | `2` | live matches with no human seat an address may hold; 0: none |
 | `CARDTABLE_ANONYMOUS_WAITING_MATCHES` | `10` | live waiting matches one address may hold |
 | `CARDTABLE_WAITING_TTL` | `3600` | seconds a waiting match is kept after its last join (or leave) |
 | `CARDTABLE_REMATCH_SECONDS` | `300` | seconds a rematch holds the others' seats; then it ends `declined` |
 | `CARDTABLE_MAX_JOINS` | `50` | joins one match takes while it waits (leaving and joining again count) |
-| `CARDTABLE_MAX_VERSIONS` | `20000` | changes one match takes; the one that reaches it aborts the match |
+| `CARDTABLE_MAX_VERSIONS` | `20000` | moves one match takes; the one that reaches it aborts the match |
 | `CARDTABLE_LOW_PRIORITY_AFTER` | `2000` | versions after which a match's bot turns wait in the low queue |
 | `CARDTABLE_HINTS_AT_ONCE` | `1` | hints one API process computes at a time; more wait, then 429 |
 | `CARDTABLE_METRICS_TOKEN` | none | when set, `/metrics` needs `Authorization: Bearer <it>` |
@@ -84,11 +85,14 @@ class Config:
     # (service/wait_quota.py).
     MAX_WAITS_PER_ADDRESS: int = 1000
     # What one caller may take of the service (docs/api.md, "Limits"): requests a second per
-    # address (0: twice RATE_LIMIT), and the live matches an address without an app key holds.
+    # address (0: twice RATE_LIMIT), and the live matches an address without an app key holds:
+    # of any kind (raise it where many people share an address: carrier NAT), of them those
+    # with no human seat, and those waiting.
     ADDRESS_RATE_LIMIT: int = 0
+    ANONYMOUS_LIVE_MATCHES: int = 100
     ANONYMOUS_BOT_MATCHES: int = 2
     ANONYMOUS_WAITING_MATCHES: int = 10
-    # What one match may take: how long it waits for players, joins, changes in all.
+    # What one match may take: how long it waits for players, joins, moves in all.
     WAITING_TTL: int = 3600
     # How long a rematch waits for the people it reserved seats for (service/rematch.py).
     REMATCH_SECONDS: int = 300

@@ -43,19 +43,33 @@ SERVICE: dict[str, Schema] = {
 RATING = obj(
     "A seat's rating", {"mu": {"type": "number"}, "sigma": {"type": "number"}, "rating": {"type": "number"}}
 )
+# Why a match ended: the games' own reasons (service/ratings.py rates those that finish it),
+# then the service's, each of which aborts it (docs/api.md, "Events").
+MATCH_OVER_REASONS = [
+    "target",
+    "rounds",
+    "resign",
+    "ended",
+    "aborted",
+    "aborted_by_app",
+    "too_long",
+    "abandoned",
+    "declined",
+]
 MATCH_OVER_COMMON: dict[str, Schema] = {
     "winners": SEATS,
     "reason": described(
-        "target, rounds, resign, ended (by the host), aborted, aborted_by_app, too_long or declined"
-        " (a rematch whose reserved seat was not taken in time)",
-        STR,
+        "target, rounds, resign, ended (by the host); aborted (no person left before the start),"
+        " aborted_by_app, too_long (CARDTABLE_MAX_VERSIONS moves) or abandoned (no person plays"
+        " it any more) or declined (a rematch whose reserved seat was not taken in time)",
+        {"type": "string", "enum": MATCH_OVER_REASONS},
     ),
 }
 MATCH_OVER_OPTIONAL: dict[str, Schema] = {
     "ratings": by_seat(obj("", {"before": nullable(ref("Rating")), "after": ref("Rating")}), "rated matches"),
     "players": by_seat(STR, "to a player's token: the seats' external ids of its app"),
     "ended_by_host": BOOL,
-    "limit": described("with reason too_long: the most versions a match may have", INT),
+    "limit": described("with reason too_long: the most moves a match may have", INT),
 }
 DEAL_COMMITMENT = described('SHA-256 hex committing to the deck order (docs/api.md, "Fair deals")', STR)
 HAND = described("the receiving seat's own cards: only in that seat's events", CARDS)

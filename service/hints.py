@@ -2,7 +2,7 @@
 the option `hints` (service/options.py). A hint is the pro bot's action for the seat to move,
 computed from that seat's own view only (`engines.hints`), with a short reason; every hint given
 raises the seat's public `players[].hints_used` and is an event (`{"type": "hint", "seat", "hints_used"}`),
-so the match's version moves on like for any other change.
+so the match's version moves on like for any other change; at most once a move (`give_hint`).
 """
 
 from __future__ import annotations
@@ -72,21 +72,43 @@ def compute(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     return engine_hints.hint(game_id, view)
 
 
+class _Given(Exception):
+    """The seat's hint of this move is given already: answered as stored, nothing committed."""
+
+    def __init__(self, answer: dict[str, Any]):
+        super().__init__()
+        self.answer = answer
+
+
+def _given(match: Match, seat: int | None) -> dict[str, Any] | None:
+    """The hint given to `seat` for the move the match waits for now, with the match's version
+    as it is (another change, a claim, may have moved it since; the hint is the same)."""
+    given = match.record.get("hint")
+    if given and given["seat"] == seat and given.get("moves") == match.record.get("moves", 0):
+        return {**given["answer"], "version": match.version}
+    return None
+
+
 def give_hint(repo: MatchRepository, match_id: str, token: str | None) -> dict[str, Any]:
     """The hint for the token's seat; counts it. Errors as docs/api.md "Hints" lists them.
 
-    One hint a turn: asked again before the match changes, the same hint is answered from the
-    match as stored, computing nothing, adding no event and moving no version."""
+    One hint a move: asked again before the next move, whatever else changed meanwhile (a
+    claim, a join), the same hint is answered from the match as stored, computing nothing,
+    adding no event and moving no version. So a loop of hint calls adds at most one version
+    a move, and none toward CARDTABLE_MAX_VERSIONS, which counts moves."""
     match = repo.load(match_id, token=token)
     seat = repo.authenticate(match, token)
-    given = match.record.get("hint")
-    if given and given["seat"] == seat and given["version"] == match.version:
-        return given["answer"]
+    given = _given(match, seat)
+    if given is not None:
+        return given
 
     def change(match: Match) -> Write:
         record = match.record
         seat = repo.authenticate(match, token)
         assert seat is not None  # a token is required: authenticate raises without one
+        given = _given(match, seat)
+        if given is not None:
+            raise _Given(given)  # given by a call that committed while this one computed
         if not record["options"].get("hints"):
             raise errors.Forbidden("hints are off in this match (create it with options.hints = true)")
         status = match.status()
@@ -102,8 +124,11 @@ def give_hint(repo: MatchRepository, match_id: str, token: str | None) -> dict[s
         record["hints_used"] = used
         events: list[dict[str, Any]] = [{"type": "hint", "seat": seat, "hints_used": used[seat]}]
         answer = {**found, "seat": seat, "hints_used": used[seat], "version": match.next_version}
-        # Kept with the match (never shown but to this seat, by this call) until it changes.
-        record["hint"] = {"seat": seat, "version": match.next_version, "answer": answer}
+        # Kept with the match (never shown but to this seat, by this call) until the next move.
+        record["hint"] = {"seat": seat, "moves": record.get("moves", 0), "answer": answer}
         return Write(events, answer)
 
-    return repo.update(match_id, match, change, retries=_RETRIES)
+    try:
+        return repo.update(match_id, match, change, retries=_RETRIES)
+    except _Given as already:
+        return already.answer

@@ -152,9 +152,10 @@ class Lobby:
             "listed": True,
             "client_seed": client_seed,
         }
-        # An anonymous caller's quick play is not counted against its waiting matches: the
-        # match it hosts is listed, for anyone to join (docs/api.md, "Limits").
-        created = self.matches.create(body, caller if caller is not None and caller.app is not None else None)
+        # The match quick play hosts counts against its caller's live matches; an anonymous
+        # caller's is not counted against its waiting matches: it is listed, for anyone to join
+        # (docs/api.md, "Limits").
+        created = self.matches.create(body, caller, quick=True)
         host = {k: v for k, v in created["seats"][0].items() if k in ("token", "player")}
         return {"id": created["id"], "seat": 0, **host, "version": 0, "created": True}
 

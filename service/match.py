@@ -108,6 +108,10 @@ class Match:
         return self._changed(self.game.end_match(self.record["state"]))
 
     def _changed(self, step: Step) -> Step:
+        # Moves (a seat's, a bot's, a clock's, a new round, the end) are what
+        # CARDTABLE_MAX_VERSIONS counts: the other changes of a match are each bounded on their
+        # own (joins, claims, one hint a move), so none of them can end a match.
+        self.record["moves"] = self.record.get("moves", 0) + 1
         self.step = step
         return step
 
@@ -143,6 +147,17 @@ class Match:
             if s.get("player") == player_id:
                 return s["seat"]
         return None
+
+    def abandoned(self) -> bool:
+        """Whether the match had a person and nobody plays it any more: every human seat left
+        or resigned while bots would play on (docs/api.md, "Seats, host, leaving"). A rated
+        match never is: it has no bots, so its rules end it before its last person goes."""
+        record = self.record
+        if record["status"] != "playing" or record["options"].get("rated"):
+            return False
+        if self.status() not in ("active", "round_over"):
+            return False
+        return any(s["kind"] == "human" for s in record["seats"]) and self.host_seat() is None
 
     def host_seat(self) -> int | None:
         """The host: the earliest-joined human seat that is still in the match."""

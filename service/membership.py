@@ -71,11 +71,19 @@ def bind_created(
 
 
 def take_quotas(
-    quotas: Quotas, config: Config, caller: Caller, match_id: str, record: dict[str, Any], live, waiting
+    quotas: Quotas,
+    config: Config,
+    caller: Caller,
+    match_id: str,
+    record: dict[str, Any],
+    live,
+    waiting,
+    quick: bool = False,
 ) -> list[str]:
     """Count a new match against its creator's limits (docs/api.md, "Limits"): an app's live
-    matches and live bot-only matches, or an anonymous address's live bot-only and waiting
-    matches. The kinds taken, to give back should the commit fail."""
+    matches and live bot-only matches, or an anonymous address's live matches of any kind, of
+    them the bot-only ones, and its waiting ones (but the match quick play hosts, listed for
+    anyone to join). The kinds taken, to give back should the commit fail."""
     owner = caller.owner
     bots_only = all(s["kind"] == "bot" for s in record["seats"])
     if caller.app is not None:
@@ -92,21 +100,7 @@ def take_quotas(
                 )
             )
     else:
-        wanted = []
-        if bots_only:
-            limit = config.ANONYMOUS_BOT_MATCHES
-            message = (
-                f"an address without an app key may hold {limit} live matches with no human seat"
-                " (CARDTABLE_ANONYMOUS_BOT_MATCHES); wait for one to end"
-            )
-            wanted.append(("bot_matches", limit, live, message))
-        if record["status"] == "waiting":
-            limit = config.ANONYMOUS_WAITING_MATCHES
-            message = (
-                f"an address without an app key may hold {limit} waiting matches"
-                " (CARDTABLE_ANONYMOUS_WAITING_MATCHES); start or leave one first"
-            )
-            wanted.append(("waiting_matches", limit, waiting, message))
+        wanted = _anonymous(config, record, live, waiting, bots_only, quick)
     taken: list[str] = []
     try:
         for kind, limit, still, message in wanted:
@@ -117,3 +111,30 @@ def take_quotas(
             quotas.release(owner, kind, match_id)
         raise
     return taken
+
+
+def _anonymous(config: Config, record: dict[str, Any], live, waiting, bots_only: bool, quick: bool) -> list:
+    """The quotas an address without an app key or player token counts a new match against."""
+    # Every match is kept for days (IDLE_TTL) whoever plays it: without this count one address
+    # could fill the store with all-human matches it never plays.
+    limit = config.ANONYMOUS_LIVE_MATCHES
+    message = (
+        f"an address without an app key may hold {limit} live matches"
+        " (CARDTABLE_ANONYMOUS_LIVE_MATCHES); finish or leave one first"
+    )
+    wanted = [("matches", limit, live, message)]
+    if bots_only:
+        limit = config.ANONYMOUS_BOT_MATCHES
+        message = (
+            f"an address without an app key may hold {limit} live matches with no human seat"
+            " (CARDTABLE_ANONYMOUS_BOT_MATCHES); wait for one to end"
+        )
+        wanted.append(("bot_matches", limit, live, message))
+    if record["status"] == "waiting" and not quick:
+        limit = config.ANONYMOUS_WAITING_MATCHES
+        message = (
+            f"an address without an app key may hold {limit} waiting matches"
+            " (CARDTABLE_ANONYMOUS_WAITING_MATCHES); start or leave one first"
+        )
+        wanted.append(("waiting_matches", limit, waiting, message))
+    return wanted

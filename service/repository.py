@@ -146,7 +146,9 @@ class MatchRepository:
         (service/outbox.py); once stored, hand them on to the workers. On success `match` is
         the stored version."""
         record, version, before = match.record, match.version, match.event_count
-        if version + 1 >= self.config.MAX_VERSIONS:
+        if match.abandoned():
+            events = self._abandoned(match, events)
+        if record.get("moves", 0) >= self.config.MAX_VERSIONS:
             events = self._too_long(match, events)
         for seq, e in enumerate(events, before + 1):
             e["seq"] = seq
@@ -217,10 +219,19 @@ class MatchRepository:
             return self.config.WAITING_TTL
         return self.config.IDLE_TTL
 
+    @staticmethod
+    def _abandoned(match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The change after which no person plays the match any more (the last one left or
+        resigned, or was resigned by the clock) ends it: aborted, no winner, no more bot turns
+        (docs/api.md, "Seats, host, leaving")."""
+        match.record["status"] = "aborted"
+        return [*events, {"type": "match_over", "winners": [], "reason": "abandoned"}]
+
     def _too_long(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The change that brings a match to CARDTABLE_MAX_VERSIONS is its last: it is stored,
-        and the match is aborted with it (docs/api.md, "Limits"), so no loop of moves, joins or
-        hints grows one match without end."""
+        """The change that brings a match to CARDTABLE_MAX_VERSIONS moves is its last: it is
+        stored, and the match is aborted with it (docs/api.md, "Limits"), so no loop of moves
+        grows one match without end. Only moves count (`Match._changed`): every other change is
+        bounded on its own, so no loop of one seat's other calls can end a match."""
         if match.over():
             return events
         match.record["status"] = "aborted"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
 import random
 import secrets
 import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import admin, clocks, errors, fair_seeds, membership, rated, tenure
+from service import admin, clocks, errors, fair_seeds, invitations, membership, rated, tenure
 from service.callers import Caller
 from service.following import Following
 from service.match import Match, hash_token, match_options, new_id, new_token
@@ -19,6 +18,8 @@ from service.quotas import Quotas
 from service.repository import MatchRepository, Write
 
 RESIGN = {"type": "resign"}
+# Claims of one seat in one match at most (docs/api.md, "Invitations").
+MAX_CLAIMS = 10
 
 
 class Seats:
@@ -38,10 +39,12 @@ class Seats:
         match_id: str | None = None,
         players: dict[int, Player] | None = None,
         app: str | None = None,
+        quick: bool = False,
     ) -> dict[str, Any]:
         """A new match. `caller`: who creates it (its seats bound to players as it may, and
-        counted against its quotas: service/membership.py); None for the service's own callers.
-        A rematch (service/rematch.py) names the new match's id, its seats' players and its app."""
+        counted against its quotas: service/membership.py, `quick` when quick play hosts it);
+        None for the service's own callers. A rematch (service/rematch.py) names the new match's
+        id, its seats' players and its app."""
         game, seats_in = GAMES[body["game"]], body["seats"]
         options = match_options(game, body.get("options") or {}, len(seats_in))
         deck, seed = self._check_seeding(game, options, body)
@@ -78,15 +81,13 @@ class Seats:
         events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
         if not any(s["kind"] == "open" for s in seats):
             events += _start(match)
-        held = self._take_quotas(caller, match_id, record) if caller is not None else []
+        held = self._take_quotas(caller, match_id, record, quick) if caller is not None else []
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/lobby_index.py).
             self.store.lobby.add(match_id, record)
         if not self.repo.add(match, events):
-            for kind in held:
-                self.quotas.release(caller.owner if caller else "", kind, match_id)
-            raise errors.Conflict("match id collision, try again")
+            raise self._collided(caller, held, match_id)
         for player_id in bound:
             self.store.players.sat_down(player_id, match_id)
         admin.index_created(self.store, caller, match_id, record)
@@ -101,10 +102,16 @@ class Seats:
             _check_client_seed(body["seats"])
         return deck, seed
 
-    def _take_quotas(self, caller: Caller, match_id: str, record: dict[str, Any]) -> list[str]:
+    def _take_quotas(self, caller: Caller, match_id: str, record: dict[str, Any], quick: bool) -> list[str]:
         return membership.take_quotas(
-            self.quotas, self.config, caller, match_id, record, self._live, self._waiting
+            self.quotas, self.config, caller, match_id, record, self._live, self._waiting, quick
         )
+
+    def _collided(self, caller: Caller | None, held: list[str], match_id: str) -> errors.Conflict:
+        """A new match whose id was taken: the quota places it took given back; the error."""
+        for kind in held:
+            self.quotas.release(caller.owner if caller else "", kind, match_id)
+        return errors.Conflict("match id collision, try again")
 
     def _live(self, match_id: str) -> bool | None:
         match = self.repo.find(match_id)
@@ -181,48 +188,56 @@ class Seats:
     def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
         """An invitation code for the token's seat: whoever claims it gets the seat with a new
         token and this one dies (docs/api.md, "Invitations"). A new invitation replaces the
-        seat's last one; only the code's hash is stored."""
+        seat's last one; only the code's hash is stored, beside the match and not in it
+        (service/invitations.py): no version, no event, nothing another seat sees changes, so
+        a loop of invitations holds up nobody and grows nothing."""
+        match = self.repo.load(match_id, token=token)
+        seat = self.repo.authenticate(match, token)
+        assert seat is not None  # a token is required here: authenticate raised otherwise
+        entry = match.record["seats"][seat]
+        _check_handable(match, seat)
+        _check_claims(entry)
         code = new_token()
-
-        def change(match: Match) -> Write:
-            seat = self.repo.authenticate(match, token)
-            assert seat is not None
-            _check_handable(match, seat)
-            match.record["seats"][seat]["invite"] = hash_token(code)
-            return Write([], {"seat": seat, "code": code, "version": match.next_version})
-
-        return self.repo.update(match_id, None, change)
+        if not self.store.invitations.put(match_id, seat, hash_token(code), invitations.holder(entry)):
+            raise errors.NotFound(f"no match with id {match_id!r}")
+        return {"seat": seat, "code": code, "version": match.version}
 
     def claim(self, match_id: str, code: str, name: str | None) -> dict[str, Any]:
-        """Take the seat an invitation code was made for: a fresh token for it, the old one dead."""
-        digest = hash_token(code)
+        """Take the seat an invitation code was made for: a fresh token for it, the old one dead.
+
+        The invitation is taken first (once: of two claims of one code, one gets it), then the
+        hand-over is committed only while the seat is still held by whoever made it; if the
+        commit does not happen, the invitation is put back (unless a new one replaced it)."""
+        match = self.repo.load(match_id)
+        found = self.store.invitations.find(match_id, len(match.record["seats"]), hash_token(code))
+        if found is None or not self.store.invitations.take(match_id, found[0], found[2]):
+            raise _not_valid()
+        seat, held_by, stored = found
         token = new_token()
 
         def change(match: Match) -> Write:
-            found = None
-            for s in match.record["seats"]:
-                # Every seat is compared, so timing says nothing about which one matched.
-                if s.get("invite") and hmac.compare_digest(s["invite"], digest):
-                    found = s
-            if found is None:
-                raise errors.Forbidden(
-                    "this invitation code is not valid: claimed already, replaced, or never made"
-                )
-            seat = found["seat"]
+            entry = match.record["seats"][seat]
+            if invitations.holder(entry) != held_by:
+                raise _not_valid()  # its maker no longer holds the seat
             _check_handable(match, seat)
-            del found["invite"]
-            found["token"] = hash_token(token)
-            tenure.hand_on(found)  # the old token's feeds end here
+            _check_claims(entry)
+            entry["claims"] = entry.get("claims", 0) + 1
+            entry["token"] = hash_token(token)
+            tenure.hand_on(entry)  # the old token's feeds end here
             for gone in ("player", "app", "external"):
                 # A player's seat handed over is no longer the player's: its token stops acting in it.
-                found.pop(gone, None)
+                entry.pop(gone, None)
             if name:
-                found["name"] = name
-            events = [{"type": "claim", "seat": seat, "name": found["name"]}]
-            answer = {"seat": seat, "token": token, "name": found["name"], "version": match.next_version}
+                entry["name"] = name
+            events = [{"type": "claim", "seat": seat, "name": entry["name"]}]
+            answer = {"seat": seat, "token": token, "name": entry["name"], "version": match.next_version}
             return Write(events, answer)
 
-        return self.repo.update(match_id, None, change)
+        try:
+            return self.repo.update(match_id, match, change)
+        except BaseException:
+            self.store.invitations.restore(match_id, seat, stored)
+            raise
 
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:
         def change(match: Match) -> Write:
@@ -319,6 +334,19 @@ def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], di
             entry["name"] = s.get("name") or f"{entry['level'].capitalize()} bot"
         seats.append(entry)
     return seats, tokens
+
+
+def _not_valid() -> errors.Forbidden:
+    return errors.Forbidden("this invitation code is not valid: claimed already, replaced, or never made")
+
+
+def _check_claims(entry: dict[str, Any]) -> None:
+    """A seat is handed on by claim at most MAX_CLAIMS times a match: each claim is a version
+    and an event every seat sees, so a loop of invitations and claims must end somewhere."""
+    if entry.get("claims", 0) >= MAX_CLAIMS:
+        raise errors.MatchNotActive(
+            f"this seat has been handed on {MAX_CLAIMS} times, the most a seat is in one match"
+        )
 
 
 def _check_handable(match: Match, seat: int) -> None:

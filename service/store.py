@@ -29,6 +29,7 @@ from service.counters import Counters
 from service.deliveries import Deliveries
 from service.due_index import DUE_KEY, DueIndex
 from service.feeds import Feeds
+from service.invitations import Invitations
 from service.leaderboards import Leaderboards
 from service.lobby_index import LobbyIndex
 from service.outbox import OUTBOX_KEY, Outbox, member
@@ -170,6 +171,8 @@ class Store:
         self._release = self.state.register_script(RELEASE)
         self.due = DueIndex(client)
         self.lobby = LobbyIndex(client)
+        # Invitation codes' hashes, beside each match and outside its commits.
+        self.invitations = Invitations(self.state, _key)
         self.outbox = Outbox(self.state, client, _key)
         # Its publish rides the hot path's own connections (one round trip for every player a
         # commit's notices name), like the match's load and commit.

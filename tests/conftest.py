@@ -17,7 +17,11 @@ from service.embedded import start_redis
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The whole run creates its matches from one address: the per-address limits on live matches
 # are tested with apps of their own (tests/test_caller_limits.py).
-UNLIMITED_MATCHES = {"ANONYMOUS_BOT_MATCHES": 100_000, "ANONYMOUS_WAITING_MATCHES": 100_000}
+UNLIMITED_MATCHES = {
+    "ANONYMOUS_LIVE_MATCHES": 100_000,
+    "ANONYMOUS_BOT_MATCHES": 100_000,
+    "ANONYMOUS_WAITING_MATCHES": 100_000,
+}
 
 
 @pytest.fixture(scope="session")

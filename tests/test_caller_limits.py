@@ -225,3 +225,45 @@ def test_service_callers_without_an_owner_are_not_limited(redis_url, seats):
     api = limited_api(redis_url, 9, ANONYMOUS_BOT_MATCHES=0, ANONYMOUS_WAITING_MATCHES=0)
     svc = api.c.application.extensions["cardtable"]
     assert svc.create({"game": "spades", "seats": seats})["id"]
+
+
+def test_an_address_holds_at_most_its_live_matches_of_any_kind(redis_url):
+    api = limited_api(redis_url, 10, ANONYMOUS_LIVE_MATCHES=2)
+    first = api.create("spades", HUMANS4)
+    api.create("spades", WAITING)
+    refused(api.c.post("/v1/matches", json={"game": "spades", "seats": HUMANS4}), "matches")
+    # Quick play hosting a new match counts too; joining someone else's does not.
+    refused(api.c.post("/v1/matches/quick", json={"game": "zoliky"}), "matches")
+    hosted = api.c.post("/v1/matches/quick", json={"game": "zoliky"}, environ_base=OTHER_ADDRESS)
+    assert hosted.status_code == 200 and hosted.get_json()["created"] is True
+    joined = api.c.post("/v1/matches/quick", json={"game": "zoliky"})
+    assert joined.status_code == 200 and joined.get_json()["id"] == hosted.get_json()["id"]
+    # An app's players are counted against their app, not the address.
+    svc = api.c.application.extensions["cardtable"]
+    _, key = svc.store.apps.create("limits app")
+    assert (
+        api.c.post("/v1/matches", json={"game": "spades", "seats": HUMANS4}, headers=auth(key)).status_code
+        == 201
+    )
+    # One of the address's matches over (a seat left: Spades ends), its place is free again.
+    api.c.post(f"/v1/matches/{first['id']}/leave", headers=auth(first["seats"][0]["token"]))
+    assert api.view(first["id"])["status"] == "finished"
+    assert api.c.post("/v1/matches", json={"game": "spades", "seats": HUMANS4}).status_code == 201
+
+
+def test_only_moves_count_toward_max_versions(redis_url):
+    api = limited_api(redis_url, 10, MAX_VERSIONS=3)
+    created = api.create("spades", HUMANS4, options={"first_dealer": 3, "hints": True})
+    match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    # A hint and ten hand-overs: eleven versions past the limit's three, and no move.
+    assert api.c.get(f"/v1/matches/{match_id}/hint", headers=auth(tokens[0])).status_code == 200
+    for _ in range(10):
+        code = api.c.post(f"/v1/matches/{match_id}/invite", headers=auth(tokens[1])).get_json()["code"]
+        tokens[1] = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code}).get_json()["token"]
+    view = api.view(match_id)
+    assert view["status"] == "active" and view["version"] == 11
+    # The moves still meet the limit: the third one ends the match.
+    for seat in range(3):
+        assert api.act(match_id, tokens[seat], {"type": "bid", "tricks": 3}).status_code == 200
+    over = api.events(match_id)["events"][-1]
+    assert over["reason"] == "too_long" and api.view(match_id)["status"] == "aborted"

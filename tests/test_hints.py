@@ -232,3 +232,23 @@ def test_under_gevent_a_hint_computed_in_the_thread_pool_is_the_same(tmp_path):
     command = [sys.executable, "-c", script, str(tmp_path / "view.json")]
     out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=root)
     assert json.loads(out.stdout) == engine_hints.hint("zhol", view)
+
+
+def test_a_hint_is_given_once_a_move_whatever_else_changes_meanwhile(api):
+    match_id, tokens = spades_match(api)
+    seat = api.view(match_id)["turn"]["seat"]
+    other = (seat + 1) % 4
+    first = hint(api, match_id, tokens[seat]).get_json()
+    for _ in range(3):
+        # Another seat handed on: a change of the match, not a move.
+        code = api.c.post(f"/v1/matches/{match_id}/invite", headers=auth(tokens[other])).get_json()["code"]
+        tokens[other] = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code}).get_json()["token"]
+        version = api.view(match_id)["version"]
+        again = hint(api, match_id, tokens[seat]).get_json()
+        assert {k: again[k] for k in ("action", "reason", "hints_used")} == {
+            k: first[k] for k in ("action", "reason", "hints_used")
+        }
+        assert again["version"] == version == api.view(match_id)["version"]  # nothing committed
+    assert [e["type"] for e in api.events(match_id)["events"]].count("hint") == 1
+    # The hint given before the claims is still a move the seat may play.
+    assert api.act(match_id, tokens[seat], first["action"]).status_code == 200

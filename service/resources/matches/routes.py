@@ -289,7 +289,9 @@ class Invite(MethodView):
         Give the code to the person who should play your seat (the web table's join link
         carries it). Whoever claims it first with `POST …/claim` gets the seat with a new token
         and yours stops working, so nobody keeps a copy of their token. A new invitation
-        replaces your last one. 409 `match_not_active` once the match is over or you left it.
+        replaces your last one. It changes nothing anyone else sees: the answer's `version` is
+        the match's, unchanged. 409 `match_not_active` once the match is over, you left it, or
+        the seat was handed on 10 times.
         """
         return service().invite(match_id, bearer_token())
 
@@ -330,7 +332,8 @@ class Claim(MethodView):
         key or player token is 401 `invalid_token`). The answer holds the seat's
         new token (shown only once); the one who made the invitation can no longer read the
         seat's hand or act in it. 403 `forbidden` for a code that was claimed, replaced or
-        never made; 409 `match_not_active` once the match is over.
+        never made, or whose maker no longer holds the seat; 409 `match_not_active` once the
+        match is over or the seat was handed on 10 times.
         """
         return service().claim(match_id, body["code"], body.get("name"))
 
