@@ -37,7 +37,7 @@ from service.store import Store
 from tests.api_helpers import CARD_RE
 from tests.serve_helpers import cardtable_serve
 
-SECONDS = float(os.environ.get("CARDTABLE_CHAOS_SECONDS", "120"))
+SECONDS = float(os.environ.get("CARDTABLE_CHAOS_SECONDS", "120"))  # 2 minutes in CI
 GAMES = {"spades": (4, 4), "three-thirteen": (2, 4), "zhol": (2, 2), "zoliky": (2, 4)}
 LEVELS = ["easy", "medium", "hard"]
 
@@ -68,6 +68,8 @@ class Chaos:
     problems: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     calls: int = 0
+    checked: int = 0  # events served to feeds and checked
+    checked_after_loss: int = 0  # of those, served to a token that had lost its seat by then
 
     # -- plumbing --------------------------------------------------------------------------------
 
@@ -100,6 +102,9 @@ class Chaos:
         if not events:
             return
         truth = self.truth(holding.match)
+        with self.lock:
+            self.checked += len(events)
+            self.checked_after_loss += len(events) if holding.lost is not None else 0
         for e in events:
             if holding.lost is not None and e["seq"] > holding.lost:
                 self.problem(
@@ -371,6 +376,9 @@ def test_random_calls_never_show_a_seat_a_card_it_may_not_see_and_every_match_en
         chaos.step()
     time.sleep(3)  # the feeds' threads finish their reads
     assert chaos.calls > 500, f"only {chaos.calls} calls were made"
+    # The run reached what it checks: feeds served, seats lost and feeds asked past the loss.
+    lost = sum(h.lost is not None for h in chaos.holdings)
+    assert chaos.checked > 100 and lost > 5 and chaos.checked_after_loss > 0, (chaos.checked, lost)
     assert not chaos.problems, "\n".join(chaos.problems[:20])
     # Everybody leaves: every match must then end, none left playing (or waiting) for nobody.
     for h in chaos.alive():
