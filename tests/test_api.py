@@ -15,6 +15,7 @@ from service.app import create_app
 from service.config import Config
 from service.resources.matches.schemas import ViewSchema
 from tests.api_helpers import Api, auth, bot_input, cards_in, playable
+from tests.conftest import UNLIMITED_MATCHES
 
 HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
 
@@ -118,7 +119,7 @@ def test_unparseable_actions_get_the_error_of_their_part(api, data, headers, sta
 
 
 def test_stacked_deck_forbidden_unless_allowed(redis_url):
-    app = create_app(Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=False, RATE_LIMIT=0))
+    app = create_app(Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=False, RATE_LIMIT=0, **UNLIMITED_MATCHES))
     deck = [r + s for s in "SHDC" for r in "A23456789TJQK"]
     resp = app.test_client().post("/v1/matches", json={"game": "spades", "seats": HUMANS4, "deck": deck})
     error_of(resp, 403, "forbidden")
@@ -253,7 +254,9 @@ def test_idempotency_key_in_progress_is_409(api, app):
 
 
 def test_rate_limit_is_429_with_retry_after(redis_url):
-    app = create_app(Config(REDIS_URL=redis_url, ALLOW_STACKED_DECK=True, RATE_LIMIT=3))
+    # A Redis db of its own: the address's count would take other tests' requests of this second.
+    url = redis_url.rsplit("/", 1)[0] + "/4"
+    app = create_app(Config(REDIS_URL=url, ALLOW_STACKED_DECK=True, RATE_LIMIT=3, **UNLIMITED_MATCHES))
     c = app.test_client()
     created = Api(c).create("spades", HUMANS4)
     match_id, token = created["id"], created["seats"][0]["token"]

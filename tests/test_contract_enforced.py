@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.api_helpers import Api
+from tests.conftest import UNLIMITED_MATCHES
 
 UNKNOWN = "0123456789abcdef"  # well formed, no such match
 
@@ -414,7 +415,7 @@ def test_a_seed_with_an_open_seat_and_a_level_for_a_person_are_outside_the_contr
     from service.config import Config
 
     # A server as deployed: no stacked decks, so no seed of the creator's while a seat is open.
-    plain = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=0)).test_client()
+    plain = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=0, **UNLIMITED_MATCHES)).test_client()
     seeded = {"game": "zhol", "seats": seats_of(2), "seed": 7}
     assert not admits(served, "CreateMatch", seeded)
     assert plain.post("/v1/matches", json=seeded).status_code == 422

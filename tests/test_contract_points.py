@@ -14,6 +14,7 @@ from service.jobqueue import JobQueue, make_queue
 from service.matches import MatchService
 from service.store import Store
 from tests.api_helpers import Api, auth
+from tests.conftest import UNLIMITED_MATCHES
 
 HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]
 LIMIT = 4
@@ -30,7 +31,9 @@ def api(client):
 def limited(redis_url):
     """A client of an app limited to LIMIT requests a second, with its own Redis db so no other
     test's requests share the address's count."""
-    app = create_app(Config(REDIS_URL=redis_url.rsplit("/", 1)[0] + "/3", RATE_LIMIT=LIMIT))
+    app = create_app(
+        Config(REDIS_URL=redis_url.rsplit("/", 1)[0] + "/3", RATE_LIMIT=LIMIT, **UNLIMITED_MATCHES)
+    )
     return app.test_client()
 
 
@@ -38,7 +41,11 @@ def limited(redis_url):
 def setup_api(redis_url):
     """An unlimited client of the same db, to set matches up however much the tests before
     spent of the address's allowance in this second."""
-    return Api(create_app(Config(REDIS_URL=redis_url.rsplit("/", 1)[0] + "/3", RATE_LIMIT=0)).test_client())
+    return Api(
+        create_app(
+            Config(REDIS_URL=redis_url.rsplit("/", 1)[0] + "/3", RATE_LIMIT=0, **UNLIMITED_MATCHES)
+        ).test_client()
+    )
 
 
 def burst(send, n=4 * LIMIT):
@@ -187,7 +194,7 @@ def test_a_failure_after_the_commit_keeps_the_idempotent_answer(redis_url, app):
     from service.embedded import free_port
 
     dead = redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
-    config = Config(REDIS_URL=redis_url, RATE_LIMIT=0)
+    config = Config(REDIS_URL=redis_url, RATE_LIMIT=0, **UNLIMITED_MATCHES)
     broken = MatchService(Store(redis.Redis.from_url(redis_url)), config, JobQueue(make_queue(dead, "q")))
     api = Api(app.test_client())
     seats = [HUMANS4[0], *[{"kind": "bot", "level": "easy"}] * 3]

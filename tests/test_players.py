@@ -8,9 +8,11 @@ import pytest
 from service.app import create_app
 from service.config import Config
 from service.cursors import MAX_SKIPPED
+from service.embedded import start_redis
 from service.erasure import match_key
 from service.players import match_list_key
 from tests.api_helpers import auth, playable
+from tests.conftest import UNLIMITED_MATCHES
 
 PLAYER_SEATS = [{"kind": "human", "player": "ana"}, {"kind": "human", "player": "bo"}]
 
@@ -295,7 +297,19 @@ def long_history(client, svc, external: str, cloned: int) -> tuple[str, str, str
     return token, player_id, live, [over, *clones]
 
 
-def test_a_page_of_my_matches_reads_what_it_shows_whatever_the_history(client, svc):
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory):
+    """(client, service) on a Redis of their own: the pages' reads are counted by the server's
+    command counts, which another test's requests on a shared Redis would add to."""
+    proc, url = start_redis(str(tmp_path_factory.mktemp("players-alone")), persist=False)
+    app = create_app(Config(REDIS_URL=url, RATE_LIMIT=0, **UNLIMITED_MATCHES))
+    yield app.test_client(), app.extensions["cardtable"]
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_a_page_of_my_matches_reads_what_it_shows_whatever_the_history(alone):
+    client, svc = alone
     token, _, live, done = long_history(client, svc, "looper", 3000)
     seen: list[str] = []
     cursor = ""

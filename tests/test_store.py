@@ -16,6 +16,7 @@ from service.config import Config
 from service.embedded import start_redis
 from service.store import Store
 from tests.api_helpers import Api, auth
+from tests.conftest import UNLIMITED_MATCHES
 
 HUMANS4 = [{"kind": "human"} for _ in range(4)]
 
@@ -40,7 +41,7 @@ def test_a_move_commits_after_redis_forgot_its_scripts(client, redis_url):
 
 
 def test_a_killed_connection_is_replaced_for_reads_and_writes(redis_url):
-    app = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=1000))
+    app = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=1000, **UNLIMITED_MATCHES))
     c = app.test_client()
     created = Api(c).create("spades", HUMANS4, seed=12)
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
@@ -184,7 +185,7 @@ class DroppingProxy:
 @pytest.mark.parametrize("lost", ["request", "reply"])
 def test_a_commit_lost_on_the_wire_is_applied_exactly_once(redis_url, lost):
     proxy = DroppingProxy(redis_url)
-    app = create_app(Config(REDIS_URL=proxy.url, RATE_LIMIT=1000))
+    app = create_app(Config(REDIS_URL=proxy.url, RATE_LIMIT=1000, **UNLIMITED_MATCHES))
     c = app.test_client()
     created = Api(c).create("spades", HUMANS4, seed=13)
     match_id, tokens = created["id"], [s["token"] for s in created["seats"]]
@@ -205,7 +206,7 @@ def test_the_store_itself_resends_a_commit_whose_request_was_lost(redis_url):
     # must resend it itself, or a bot's job ends as stale and the match waits forever.
     proxy = DroppingProxy(redis_url)
     store = Store(redis.Redis.from_url(proxy.url))
-    app = create_app(Config(REDIS_URL=proxy.url, RATE_LIMIT=0))
+    app = create_app(Config(REDIS_URL=proxy.url, RATE_LIMIT=0, **UNLIMITED_MATCHES))
     match_id = Api(app.test_client()).create("spades", HUMANS4, seed=14)["id"]
     loaded = store.load(match_id)
     proxy.drop = "request"
