@@ -48,6 +48,17 @@ def worker_env(redis_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.fixture
+def procs():
+    """Processes a test starts; whatever is still running at the end is killed."""
+    started: list[subprocess.Popen] = []
+    yield started
+    for p in started:
+        if p.poll() is None:
+            p.kill()
+            p.wait(10)
+
+
 @pytest.fixture(scope="session")
 def worker(redis_url):
     """Two real RQ workers (with the scheduler) running `cardtable worker` against the private Redis."""

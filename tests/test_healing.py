@@ -32,17 +32,6 @@ FAST_SWEEP = {"CARDTABLE_SWEEP_GRACE": "2", "CARDTABLE_SWEEP_INTERVAL": "0.5"}
 
 
 @pytest.fixture
-def procs():
-    """Processes a test starts; whatever is still running at the end is killed."""
-    started: list[subprocess.Popen] = []
-    yield started
-    for p in started:
-        if p.poll() is None:
-            p.kill()
-            p.wait(10)
-
-
-@pytest.fixture
 def private_redis(tmp_path, procs):
     """A redis-server of this test alone, with an append-only file so it can be restarted."""
     proc, url = start_redis(str(tmp_path / "redis"), persist=True)

@@ -37,17 +37,6 @@ HELD = {"BOT_FLOOR_SCALE": 30.0, "SWEEP_GRACE": 4.0, "SWEEP_INTERVAL": 0.5, "OUT
 
 
 @pytest.fixture
-def procs():
-    """Processes a test starts; whatever is still running at the end is killed."""
-    started: list[subprocess.Popen] = []
-    yield started
-    for p in started:
-        if p.poll() is None:
-            p.kill()
-            p.wait(10)
-
-
-@pytest.fixture
 def redis_url(tmp_path, procs):
     proc, url = start_redis(str(tmp_path / "redis"), persist=False)
     procs.append(proc)
