@@ -17,9 +17,9 @@ from typing import Any, Protocol
 from engines import bots as engine_bots
 from engines.legal import complete
 from engines.rng import new_rng_state
-from service import clocks, errors
+from service import clocks
 from service.match import Match
-from service.repository import MatchRepository, Write
+from service.repository import JobOutcome, MatchRepository, Write
 
 log = logging.getLogger("cardtable.matches")
 
@@ -94,14 +94,6 @@ def bot_key(record: dict[str, Any]) -> bytes:
     rng_state = record["state"]["rng"]
     deal_key = rng_state.get("deal_key") or new_rng_state(rng_state["seed"])["deal_key"]
     return hmac.new(bytes.fromhex(deal_key), b"cardtable-bot-key", hashlib.sha256).digest()
-
-
-class _Outcome(Exception):
-    """A clock job that finds nothing to do: its outcome for the worker's log."""
-
-    def __init__(self, outcome: str):
-        super().__init__(outcome)
-        self.outcome = outcome
 
 
 class _Early(Exception):
@@ -226,10 +218,10 @@ class Bots:
             clock = match.record.get("clock")
             now = match.step
             if not clock or clock["turn"] != turn or match.status() != "active" or now is None:
-                raise _Outcome("stale")
+                raise JobOutcome("stale")
             seat = clock["seat"]
             if now.to_move != seat:
-                raise _Outcome("stale")
+                raise JobOutcome("stale")
             # Never act before the deadline shown.
             early = clock["deadline"] - time.time()
             if early > 0:
@@ -239,12 +231,6 @@ class Bots:
             return Write(events, "resigned" if clocks.on_timeout(match) == "resign" else "played")
 
         try:
-            return self.repo.update(match_id, None, change)
-        except errors.NotFound:
-            return "gone"
-        except errors.VersionConflict:
-            return "stale"
-        except _Outcome as e:
-            return e.outcome
+            return self.repo.job_update(match_id, change)
         except _Early as e:
             return self.holder.hold(e.seconds, lambda: self.clock_expired(match_id, turn))

@@ -25,7 +25,7 @@ from service import admin, errors, membership
 from service.callers import Caller
 from service.match import Match, hash_token, new_id, new_token
 from service.players import Player
-from service.repository import MatchRepository, Write
+from service.repository import JobOutcome, MatchRepository, Write
 from service.seats import Seats, _start
 
 # How long a second asker waits for a rematch the first one is still creating (its `rematch`
@@ -181,10 +181,10 @@ def decline(repo: MatchRepository, match_id: str) -> str:
         record = match.record
         until = match.reserved_until()
         if until is None:
-            raise _Outcome("stale")
+            raise JobOutcome("stale")
         early = until - time.time()
         if early > 1:
-            raise _Outcome("early")  # not this job's time: the sweeper looks again then
+            raise JobOutcome("early")  # not this job's time: the sweeper looks again then
         if early > 0:
             time.sleep(early)  # RQ's scheduler wakes about once a second
         record["status"] = "aborted"
@@ -192,19 +192,4 @@ def decline(repo: MatchRepository, match_id: str) -> str:
             s.pop("reserved", None)  # nobody's seat any more
         return Write([{"type": "match_over", "winners": [], "reason": "declined"}], "declined")
 
-    try:
-        return str(repo.update(match_id, None, change))
-    except errors.NotFound:
-        return "gone"
-    except errors.VersionConflict:
-        return "stale"
-    except _Outcome as e:
-        return e.outcome
-
-
-class _Outcome(Exception):
-    """A deadline job that finds nothing to do: its outcome for the worker's log."""
-
-    def __init__(self, outcome: str):
-        super().__init__(outcome)
-        self.outcome = outcome
+    return repo.job_update(match_id, change)

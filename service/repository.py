@@ -44,6 +44,14 @@ class Write:
 NoticeSink = Callable[[str, list[dict[str, Any]], bool], None]
 
 
+class JobOutcome(Exception):
+    """A job's change that finds nothing to do: its outcome for the worker's log."""
+
+    def __init__(self, outcome: str):
+        super().__init__(outcome)
+        self.outcome = outcome
+
+
 class MatchRepository:
     def __init__(self, store: Store, config: Config, queue: Jobs | None = None):
         self.store = store
@@ -133,6 +141,18 @@ class MatchRepository:
                 return write.result
             match = None
         raise errors.VersionConflict()
+
+    def job_update(self, match_id: str, change: Callable[[Match], Write]) -> str:
+        """`update` for a worker's job, whose outcome is a word for its log: the change's result,
+        "gone" (no such match), "stale" (moved on under it too often) or a `JobOutcome`'s."""
+        try:
+            return str(self.update(match_id, None, change))
+        except errors.NotFound:
+            return "gone"
+        except errors.VersionConflict:
+            return "stale"
+        except JobOutcome as e:
+            return e.outcome
 
     def add(self, match: Match, events: list[dict[str, Any]]) -> bool:
         """Store a new match (False: its id is taken)."""

@@ -23,7 +23,6 @@ from tests.conftest import ROOT, worker_env
 from tests.test_healing import (
     counters,
     private_redis,
-    procs,
     replay_all,
     service,
     spawn_worker,
@@ -31,7 +30,7 @@ from tests.test_healing import (
     wait_for,
 )
 
-__all__ = ["private_redis", "procs"]  # the fixtures this module borrows
+__all__ = ["private_redis"]  # the fixtures this module borrows
 
 # The sweeper would recover a lost bot turn too, after its grace: an hour here, so it does not.
 RELAY_ONLY = {

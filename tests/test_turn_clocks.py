@@ -26,10 +26,10 @@ from service.options import MAX_TURN_SECONDS
 from tests.api_helpers import Api, auth, playable
 from tests.conftest import ROOT, UNLIMITED_MATCHES, worker_env
 from tests.replay import replay, replay_timeout
-from tests.test_healing import procs, spawn_worker, wait_for
+from tests.test_healing import spawn_worker, wait_for
 from tests.test_players import new_app, svc
 
-__all__ = ["procs", "svc"]  # the fixtures this module borrows
+__all__ = ["svc"]  # the fixtures this module borrows
 
 # 5 s clocks run out after one second here.
 SCALE = 0.2
