@@ -1,33 +1,40 @@
-"""Match domain logic: `MatchService`, put together from its parts.
+"""The composition root: `build_service` builds the Redis clients, the store, the RQ queue and
+the notice sinks once, and returns the `MatchService` that routes, workers and the CLI use.
 
-- service/match.py: `Match`, a stored match and what the engine says of it;
-- service/repository.py: loading, tokens, the one compare-and-set write, the jobs a commit
+`MatchService` puts the use cases of service/matches/ together over one repository:
+
+- service/matches/match.py: `Match`, a stored match and what the engine says of it;
+- service/matches/repository.py: loading, tokens, the one compare-and-set write, the jobs a commit
   hands on;
-- service/seats.py: creating, joining, invitations, leaving;
-- service/acting.py: moves, the next round, ending;
-- service/bots.py: bot decisions and expired clocks (run by workers);
-- service/following.py: views, events and history.
+- service/matches/seats.py: creating, joining, invitations, leaving;
+- service/matches/acting.py: moves, the next round, ending;
+- service/matches/bots.py: bot decisions and expired clocks (run by workers);
+- service/matches/following.py: views, events and history.
 
 Both the HTTP routes and the RQ workers go through `MatchService`, so a bot's move
 takes exactly the same compare-and-set path as a person's. It raises domain errors
-(service/errors.py); service/app.py maps them to HTTP.
+(service/errors.py); service/http/app.py maps them to HTTP.
+
+It is where matches meet notify: the notice sinks (players' feeds, their match lists, the
+webhooks) are appended here, so no module of service/matches/ imports a subscriber.
+May import: everything but http, workers and cli (tests/test_code_shape.py).
 """
 
 from __future__ import annotations
 
-from service.acting import Acting
-from service.bots import Bots
-from service.cluster import state_client
 from service.config import Config
-from service.following import Following
-from service.jobqueue import JobQueue, Jobs, make_queue
-from service.player_feed import PlayerFeed
-from service.rematch import decline
-from service.repository import MatchRepository
-from service.seats import Seats
-from service.store import Store, connect
-from service.wait_quota import WaitQuota
-from service.webhook_notices import webhook_sink
+from service.infra.cluster import state_client
+from service.infra.jobqueue import JobQueue, Jobs, make_queue
+from service.infra.wait_quota import WaitQuota
+from service.matches.acting import Acting
+from service.matches.bots import Bots
+from service.matches.following import Following
+from service.matches.rematch import decline
+from service.matches.repository import MatchRepository
+from service.matches.seats import Seats
+from service.matches.store import Store, connect
+from service.notify.player_feed import PlayerFeed
+from service.notify.webhook_sink import webhook_sink
 
 
 class MatchService:
@@ -60,7 +67,7 @@ class MatchService:
         self.play_bot, self.clock_expired = self.bots.play_bot, self.bots.clock_expired
 
     def rematch_expired(self, match_id: str) -> str:
-        """A rematch's reserved seats are past their time (service/rematch.py)."""
+        """A rematch's reserved seats are past their time (service/matches/rematch.py)."""
         return decline(self.repo, match_id)
 
 
@@ -76,6 +83,6 @@ def build_service(config: Config) -> MatchService:
     svc.repo.notice_sinks.append(store.feeds.take)
     # A match that ends leaves the live part of its players' lists (GET /v1/me/matches).
     svc.repo.notice_sinks.append(store.players.take)
-    # The apps' webhooks hear of the notices their endpoints want (service/webhook_notices.py).
+    # The apps' webhooks hear of the notices their endpoints want (service/notify/webhook_sink.py).
     svc.repo.notice_sinks.append(webhook_sink(store, queue))
     return svc

@@ -46,7 +46,7 @@ def test_no_production_function_is_over_60_lines():
 # ones below it. Within engines/ the rules never import their bots, and no module imports itself
 # through others (a cycle makes the import order matter and the modules one unit).
 LAYERS = ("engines", "service", "workers")  # each may import the ones before it only
-# The one import against that direction: the `cardtable` command (service/cli.py), the program's
+# The one import against that direction: the `cardtable` command (service/cli/__init__.py), the program's
 # entry point, starts the workers (`cardtable worker`). Nothing imports the command.
 ENTRY_POINT = ("service.cli", "workers.worker")
 

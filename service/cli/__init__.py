@@ -1,4 +1,10 @@
-"""The `cardtable` command: serve, worker, tournament, openapi, loadtest."""
+"""The `cardtable` command: serve, worker, tournament, openapi, loadtest, apps.
+
+The program's entry point (`python -m service.cli`, the `cardtable` script): the top layer, it may
+import every package of service/ and workers/ (tests/test_code_shape.py); nothing imports it.
+Beside it: serve's supervisor (supervisor), the operator's `apps` commands (apps), the load kit
+(loadtest/) and the tournament's plot (tournament_plot).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +17,11 @@ import secrets
 import subprocess
 import sys
 
-from service import logs
-from service.apps_cli import add_apps
+from service.cli.apps import add_apps
+from service.cli.supervisor import Child, cores, supervise
 from service.config import Config
-from service.embedded import REDIS_URL_FILE
-from service.supervisor import Child, cores, supervise
+from service.infra import logs
+from service.infra.embedded import REDIS_URL_FILE
 
 log = logging.getLogger("cardtable")
 
@@ -65,7 +71,7 @@ def _embedded(data_dir: str, env: dict[str, str], bot_workers: int) -> list[Chil
     The Redis asks for a password drawn for this run: its port on loopback is open to every
     local user. The worker and gunicorn get the URL with it in their environment (readable by
     this user only), and `<data_dir>/redis.url` (0600) holds it for this user's other commands."""
-    from service.embedded import start_redis, write_private
+    from service.infra.embedded import start_redis, write_private
 
     os.makedirs(data_dir, mode=0o700, exist_ok=True)
     redis_dir = os.path.join(data_dir, "redis")
@@ -137,8 +143,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     else:
         gunicorn += ["--threads", str(args.threads)]
     gunicorn += [
-        # gunicorn's own lines in the service's format, at its level (service/logs.py).
-        "--logger-class", "service.gunicorn_logging.Logger",
+        # gunicorn's own lines in the service's format, at its level (service/infra/logs.py).
+        "--logger-class", "service.infra.gunicorn_logging.Logger",
         # gunicorn 27's control socket is one path per user (~/.gunicorn/gunicorn.ctl), shared
         # by every serve of the machine; nothing here uses it.
         "--no-control-socket",
@@ -165,7 +171,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
-    from service.app import create_app
+    from service.http.app import create_app
 
     app = create_app(Config())
     with app.app_context():
@@ -225,7 +231,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         lo, hi = side.interval()
         print(f"  {side.level:>7}: win rate {side.rate:6.1%}  95% CI [{lo:6.1%}, {hi:6.1%}]")
     if args.plot:
-        from service.tournament_plot import plot
+        from service.cli.tournament_plot import plot
 
         plot(result, args.plot, options)
         print(f"plot written to {args.plot}")
@@ -236,7 +242,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
     import tempfile
     from contextlib import ExitStack
 
-    from service.loadtest import embedded_service, locustfile, new_service_log, tail
+    from service.cli.loadtest import embedded_service, locustfile, new_service_log, tail
 
     if importlib.util.find_spec("locust") is None:
         sys.exit("cardtable loadtest needs locust: pip install 'cardtable[load]'")

@@ -14,10 +14,10 @@ import sys
 from typing import Any
 
 from service import errors
-from service.apps import DEFAULT_BOT_MATCHES, DEFAULT_MATCHES, DEFAULT_RATE, App, Apps
-from service.cluster import state_client
-from service.embedded import REDIS_URL_FILE
-from service.feeds import Feeds
+from service.identity.apps import DEFAULT_BOT_MATCHES, DEFAULT_MATCHES, DEFAULT_RATE, App, Apps
+from service.infra.cluster import state_client
+from service.infra.embedded import REDIS_URL_FILE
+from service.notify.feeds import Feeds
 
 
 def state_url(data_dir: str) -> str:

@@ -16,15 +16,17 @@ from flask.globals import request_ctx
 from flask.json.provider import DefaultJSONProvider
 
 from engines import errors as engine_errors
-from service import cors, errors, logs, pages, tracing
-from service.apps import KEY_PREFIX
+from service import errors
+from service.bootstrap import MatchService, build_service
 from service.config import Config
 from service.errors import ApiError
-from service.extensions import Api, bearer_or_none, current_request, error_response
-from service.match import hash_token
-from service.matches import MatchService, build_service
-from service.rate_limit import RateCheck, RateLimited
-from service.resources.auth import current_caller
+from service.http import cors, pages
+from service.http.extensions import Api, bearer_or_none, current_request, error_response
+from service.http.resources.auth import current_caller
+from service.identity.apps import KEY_PREFIX
+from service.identity.tokens import hash_token
+from service.infra import logs, tracing
+from service.infra.rate_limit import RateCheck, RateLimited
 
 log = logging.getLogger("cardtable.app")
 
@@ -151,14 +153,14 @@ def create_app(config: Config | None = None) -> Flask:
     svc = build_service(config)
     app.extensions["cardtable"] = svc
     api = Api(app)
-    from service.resources.matches.routes import MatchIdConverter
+    from service.http.resources.matches.routes import MatchIdConverter
 
     app.url_map.converters["match_id"] = MatchIdConverter
     api.register_converter(MatchIdConverter, MatchIdConverter.json_schema)
     _document(api)
 
     _register_blueprints(api)
-    from service.resources.play import blp as play_blp
+    from service.http.resources.play import blp as play_blp
 
     app.register_blueprint(play_blp)  # the web table; not in the OpenAPI document (docs/play.md)
 
@@ -178,14 +180,14 @@ def create_app(config: Config | None = None) -> Flask:
 
 def _register_blueprints(api: Api) -> None:
     """The API's resources, in the order the OpenAPI document lists them."""
-    from service.resources.admin.routes import blp as admin_blp
-    from service.resources.games.routes import blp as games_blp
-    from service.resources.health.routes import blp as health_blp
-    from service.resources.hints.routes import blp as hints_blp
-    from service.resources.lobby.routes import blp as lobby_blp
-    from service.resources.matches.routes import blp as matches_blp
-    from service.resources.players.routes import blp as players_blp
-    from service.resources.webhooks.routes import blp as webhooks_blp
+    from service.http.resources.admin.routes import blp as admin_blp
+    from service.http.resources.games.routes import blp as games_blp
+    from service.http.resources.health.routes import blp as health_blp
+    from service.http.resources.hints.routes import blp as hints_blp
+    from service.http.resources.lobby.routes import blp as lobby_blp
+    from service.http.resources.matches.routes import blp as matches_blp
+    from service.http.resources.players.routes import blp as players_blp
+    from service.http.resources.webhooks.routes import blp as webhooks_blp
 
     resources = (
         games_blp,
@@ -214,9 +216,9 @@ def _install_hooks(app: Flask, svc: MatchService, config: Config) -> None:
 
 def _document(api: Api) -> None:
     """The parts of the OpenAPI document no blueprint registers."""
-    from service.contract import game_components
-    from service.options import SERVICE_OPTIONS
-    from service.resources.matches.schemas import ACTION_VALUES
+    from service.http.contract import game_components
+    from service.http.resources.matches.schemas import ACTION_VALUES
+    from service.matches.options import SERVICE_OPTIONS
 
     api.spec.components.security_scheme(
         "bearer", {"type": "http", "scheme": "bearer", "description": "a seat's token, or its player's token"}

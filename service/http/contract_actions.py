@@ -10,7 +10,7 @@ from typing import Any
 from engines.base import Game, json_copy
 from engines.errors import EngineError
 from engines.registry import GAMES
-from service.contract import _pascal, ref, seat_counts, tagged_union
+from service.http.contract import _pascal, ref, seat_counts, tagged_union
 
 # --- typed actions: one named schema a game and action type ----------------------------------
 #
@@ -302,7 +302,7 @@ def action_schema_replacement() -> dict[str, Any]:
     """The Action component: any game's action. Games share type names with other fields
     (Zhol's draw takes a pile, Žolíky's none), so the games' unions are joined by anyOf; within
     a game `type` tells the schema (`<Game>Action`'s discriminator). The fields the marshmallow
-    schema names are dropped from the document (None: see service/extensions.py, `_merge`)."""
+    schema names are dropped from the document (None: see service/http/extensions.py, `_merge`)."""
     return {
         "type": None,
         "properties": None,

@@ -1,7 +1,7 @@
 """CORS for the browser clients of apps (docs/api.md, "Pages and browsers").
 
 An origin that some live app lists (`cardtable apps set APP --origin https://...`, kept in the
-Redis set `ct:origins` by service/apps.py) gets CORS answers: `Access-Control-Allow-Origin`
+Redis set `ct:origins` by service/identity/apps.py) gets CORS answers: `Access-Control-Allow-Origin`
 echoing it, and on a preflight the methods the URL takes, the request headers the API reads
 and how long the browser may keep that answer. Any other origin gets no CORS header at all, so
 the browser keeps the answer from its page.

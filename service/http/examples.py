@@ -1,6 +1,6 @@
 """Examples in the OpenAPI document, captured from real answers of the service.
 
-The data is service/examples.json (data, not code: one Spades match with seed 7 gives the
+The data is service/http/examples.json (data, not code: one Spades match with seed 7 gives the
 views, the move, the events, the hint and the history). docs/api.md shows the same JSON
 under each endpoint; tests/test_contract_examples.py checks that both agree, that each fits
 its schema and that a live answer has the same fields.
@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 _DATA: dict[str, Any] = json.loads(
-    (importlib.resources.files("service") / "examples.json").read_text(encoding="utf-8")
+    (importlib.resources.files("service.http") / "examples.json").read_text(encoding="utf-8")
 )
 
 NAMES = [
@@ -66,7 +66,7 @@ NAMES = [
 
 
 def __getattr__(name: str) -> Any:
-    """`examples.VIEW` and the others: one entry of service/examples.json each (`NAMES`)."""
+    """`examples.VIEW` and the others: one entry of service/http/examples.json each (`NAMES`)."""
     if name in NAMES:
         return _DATA[name]
     raise AttributeError(name)

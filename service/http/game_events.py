@@ -1,14 +1,14 @@
 """Each game's events as JSON Schema, by type (docs/api.md, "Events"; the game's page under
 docs/rules/): what the engines' event makers and the service's own events hold, as a seat or a
-spectator is sent them. service/game_schemas.py makes the document's components of them;
+spectator is sent them. service/http/game_schemas.py makes the document's components of them;
 tests/test_typed_contract.py keeps them from drifting from the engines.
 """
 
 from __future__ import annotations
 
-from service.contract import ref
-from service.contract_actions import PILE
-from service.game_parts import (
+from service.http.contract import ref
+from service.http.contract_actions import PILE
+from service.http.game_parts import (
     BOOL,
     CARD,
     CARDS,
@@ -28,7 +28,7 @@ from service.game_parts import (
 
 SEAT = described("the seat that moved", INT)
 
-# The match's own events (service/seats.py, clocks.py, rematch.py, admin.py), the same in every game.
+# The match's own events (service/matches/seats.py, clocks.py, rematch.py, admin.py), the same in every game.
 SERVICE: dict[str, Schema] = {
     "match_created": obj("", {"game": STR}),
     "join": obj("", {"seat": INT, "name": nullable(STR)}),
@@ -37,13 +37,13 @@ SERVICE: dict[str, Schema] = {
     "match_started": obj("", {}),
     "rematch": obj("", {"match": STR, "seat": INT}),
     "timed_out": obj("", {"seat": INT, "on_timeout": {"type": "string", "enum": ["auto", "resign"]}}),
-    # A hint was given (service/hints.py): public, without the move.
+    # A hint was given (service/matches/hints.py): public, without the move.
     "hint": obj("", {"seat": INT, "hints_used": INT}),
 }
 RATING = obj(
     "A seat's rating", {"mu": {"type": "number"}, "sigma": {"type": "number"}, "rating": {"type": "number"}}
 )
-# Why a match ended: the games' own reasons (service/ratings.py rates those that finish it),
+# Why a match ended: the games' own reasons (service/ratings/model.py rates those that finish it),
 # then the service's, each of which aborts it (docs/api.md, "Events").
 MATCH_OVER_REASONS = [
     "target",

@@ -1,6 +1,6 @@
 """Each game's part of a view as JSON Schema, and the helpers the games' schemas are written with
 (docs/api.md, "Views and events per game"; the game's page under docs/rules/): what
-engines/<game>/view.py builds. service/game_schemas.py makes the document's components of them;
+engines/<game>/view.py builds. service/http/game_schemas.py makes the document's components of them;
 tests/test_typed_contract.py keeps them from drifting from the engines.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.contract import ref
-from service.contract_actions import CARD_CODE
+from service.http.contract import ref
+from service.http.contract_actions import CARD_CODE
 
 Schema = dict[str, Any]
 

@@ -1,7 +1,7 @@
 """Each game's view and events as named components of the OpenAPI document (docs/api.md, "Views
-and events per game"), made of the parts written in service/game_parts.py and
-service/game_events.py (what engines/<game>/view.py and the engines' event makers build) and of
-the actions made from the engines (service/contract_actions.py).
+and events per game"), made of the parts written in service/http/game_parts.py and
+service/http/game_events.py (what engines/<game>/view.py and the engines' event makers build) and of
+the actions made from the engines (service/http/contract_actions.py).
 
 They are kept from drifting by tests/test_typed_contract.py, which plays random matches of every game
 and validates every view and every event against the schema of its game and type. Answers stay
@@ -14,10 +14,22 @@ from __future__ import annotations
 
 from engines.base import Game
 from engines.registry import GAMES
-from service.contract import _pascal, ref, tagged_union
-from service.contract_actions import TEMPLATES, game_action_name, legal_action_name
-from service.game_events import EVENTS, RATING, SERVICE
-from service.game_parts import BOOL, INT, PIECES, SCORES, STR, VIEWS, Schema, array, described, nullable, obj
+from service.http.contract import _pascal, ref, tagged_union
+from service.http.contract_actions import TEMPLATES, game_action_name, legal_action_name
+from service.http.game_events import EVENTS, RATING, SERVICE
+from service.http.game_parts import (
+    BOOL,
+    INT,
+    PIECES,
+    SCORES,
+    STR,
+    VIEWS,
+    Schema,
+    array,
+    described,
+    nullable,
+    obj,
+)
 
 EVENT_BASE: dict[str, Schema] = {
     "seq": described("the event's number in the match, from 1", INT),
@@ -157,7 +169,7 @@ def component(schema) -> dict:
     nested schemas are the document's own components by the same names)."""
     from apispec import APISpec
 
-    from service.extensions import ContractPlugin
+    from service.http.extensions import ContractPlugin
 
     spec = APISpec("component", "1", "3.1.0", plugins=[ContractPlugin()])
     spec.components.schema("Component", schema=schema)

@@ -7,7 +7,7 @@ import time
 from rq import Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
-from service.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS
+from service.matches.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS
 
 
 def render(svc) -> str:

@@ -1,14 +1,14 @@
 """Apps: the games and backends that integrate cardtable, each with its own secret key, quotas
 and players (docs/integrating.md).
 
-An operator makes an app with `cardtable apps create NAME` (service/apps_cli.py); the key is
+An operator makes an app with `cardtable apps create NAME` (service/cli/apps.py); the key is
 shown once and only its SHA-256 is stored. A key reads `ctk_<app id>.<secret>`: the prefix
 tells it from a seat token (base64url, never a dot) and from a player token (`ctp_`), and the
 app id in it finds the app in one read, with no index of key hashes to keep.
 
 An app is one hash, `ct:{app:<id>}`, in a Redis Cluster slot of its own; `ct:apps` lists the
 ids for `cardtable apps list`. `ct:origins` is the set of the web origins the live apps list,
-which every API process reads for CORS (service/cors.py): each change of an app writes it again
+which every API process reads for CORS (service/http/cors.py): each change of an app writes it again
 from all the apps, so a later change mends whatever an earlier one raced with.
 """
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service import errors
-from service.match import hash_token
-from service.players import directory_key, player_key
+from service.identity.players import directory_key, player_key
+from service.identity.tokens import hash_token
 
 KEY_PREFIX = "ctk_"
 _KEY = re.compile(r"ctk_([0-9a-f]{12})\.[A-Za-z0-9_-]{32}")
@@ -63,7 +63,7 @@ class App:
 
     @property
     def owner(self) -> str:
-        """Whose live matches count against the app's quotas (service/quotas.py)."""
+        """Whose live matches count against the app's quotas (service/identity/quotas.py)."""
         return f"app:{self.id}"
 
 
@@ -107,7 +107,7 @@ class Apps:
 
     def __init__(self, client: Any, wake: Callable[[str], None] | None = None):
         self.client = client
-        # Called with each player's id once a revocation dropped its tokens (service/feeds.py).
+        # Called with each player's id once a revocation dropped its tokens (service/notify/feeds.py).
         self._wake = wake
 
     def create(self, name: str, **quotas: Any) -> tuple[App, str]:
@@ -177,7 +177,7 @@ class Apps:
             self.client.srem(ORIGINS_KEY, *(held - wanted))
 
     def origins(self) -> set[str]:
-        """The web origins some live app lists (CORS, service/cors.py)."""
+        """The web origins some live app lists (CORS, service/http/cors.py)."""
         return {m.decode() if isinstance(m, bytes) else m for m in self.client.smembers(ORIGINS_KEY)}
 
     def _existing(self, app_id: str) -> App:

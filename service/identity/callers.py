@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service import errors
-from service.apps import App, Apps, is_app_key
-from service.players import Player, Players, is_player_token
-from service.quotas import owner_of_address
+from service.identity.apps import App, Apps, is_app_key
+from service.identity.players import Player, Players, is_player_token
+from service.identity.quotas import owner_of_address
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class Caller:
 
     @property
     def owner(self) -> str:
-        """Whose quotas a match this caller creates counts against (service/quotas.py)."""
+        """Whose quotas a match this caller creates counts against (service/identity/quotas.py)."""
         return self.app.owner if self.app is not None else owner_of_address(self.address)
 
     @property

@@ -30,8 +30,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from service import cursors, errors
-from service.match import hash_token
+from service import errors
+from service.identity.tokens import hash_token
+from service.infra import cursors
 
 TOKEN_PREFIX = "ctp_"
 _TOKEN = re.compile(r"ctp_([0-9a-f]{16})\.[A-Za-z0-9_-]{32}")

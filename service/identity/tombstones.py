@@ -7,12 +7,12 @@ webhook fan-out job may wait in its queue: that can be after the erasure scrubbe
 stored. So:
 
 - `ct:{pl:<id>}:erased`, set when the erasure starts and kept TOMBSTONE_SECONDS: a rating of
-  the player handed on after that is dropped (service/rated.py, `apply`).
+  the player handed on after that is dropped (service/matches/rated.py, `apply`).
 - `ct:{app:<app>}:erased`, a sorted set of the SHA-256 digests of the app's erased external
   ids (never the ids), each scored by when its erasure ended (+inf while it runs): a notice
   naming an erased external id that is not newer than its erasure shows that seat as it would
   have after the erasure, not the player's (no entry in `players`, `player` null): in the
-  players' feeds as they are read (service/feeds.py), in webhook deliveries as they are made
+  players' feeds as they are read (service/notify/feeds.py), in webhook deliveries as they are made
   and as they are sent (workers/webhooks.py). A player made again with the same external id
   afterwards is named in its own notices. The set is never trimmed: a feed keeps its last
   notices for as long as it gets new ones.
@@ -26,7 +26,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from service.players import player_key
+from service.identity.players import player_key
 
 TOMBSTONE_SECONDS = 7 * 24 * 3600
 # Seconds a notice's time may run ahead of its erasure's end: the two come from the clocks of

@@ -4,8 +4,8 @@ walk from the place it names.
 A cursor is the base64url of a JSON array naming the last entry a page showed (its score and
 member, and whatever else its list needs). It is a place, not an offset: entries added or
 removed meanwhile never make a page repeat or skip one that stayed. The player's matches
-(service/my_matches.py), an app's matches (service/admin.py) and the leaderboards
-(service/leaderboards.py) page this way.
+(service/matches/my_matches.py), an app's matches (service/matches/app_matches.py) and the leaderboards
+(service/ratings/leaderboards.py) page this way.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 
 import redis
 
-from service.store_scripts import RESCHEDULE
+from service.matches.store_scripts import RESCHEDULE
 
 DUE_KEY = "ct:due"
 

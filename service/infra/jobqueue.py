@@ -1,6 +1,6 @@
 """What the service hands to the workers, and its RQ implementation.
 
-`Jobs` is all the match service knows of a queue (service/repository.py); `JobQueue` is the RQ
+`Jobs` is all the match service knows of a queue (service/matches/repository.py); `JobQueue` is the RQ
 one that `build_service` wires in at start-up: plain functions by dotted name (workers/jobs.py),
 the JSON serializer, and ids that make duplicates harmless. The workers (workers/) take the
 jobs from the same queues."""
@@ -16,7 +16,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from service.tracing import job_meta
+from service.infra.tracing import job_meta
 
 
 class Jobs(Protocol):
@@ -129,7 +129,7 @@ class JobQueue:
         self._drop_scheduled(keys=[self.scheduled_key, Job.key_for(previous)], args=[previous])
 
     def enqueue_rematch(self, match_id: str, seconds: float) -> None:
-        """The end of a rematch's wait for its reserved seats (service/rematch.py, `decline`):
+        """The end of a rematch's wait for its reserved seats (service/matches/rematch.py, `decline`):
         one job a match, which does nothing once every reserved seat was taken."""
         job_id = rematch_job_id(match_id)
         self._enqueue(self.queue, "workers.jobs.rematch_expired", (match_id,), job_id, seconds)
@@ -176,7 +176,7 @@ class JobQueue:
 
     @staticmethod
     def _enqueue(queue: Queue, func: str, args: tuple, job_id: str, seconds: float) -> None:
-        # The request id and trace context of whoever enqueued it (service/tracing.py).
+        # The request id and trace context of whoever enqueued it (service/infra/tracing.py).
         kwargs = dict(job_id=job_id, result_ttl=0, failure_ttl=24 * 3600, meta=job_meta())
         if seconds > 0:
             queue.enqueue_in(timedelta(seconds=seconds), func, *args, **kwargs)

@@ -6,7 +6,7 @@ A match call's count rides in the same round trip as its match load (`Store.load
 `take_pending`, sends `groups` before its reads and hands the counts to `settle`), so the
 limit costs a move no round trip of its own; other calls count at once (`hit`). The counts
 live on the match state's Redis; on a cluster they spread over the same shards as the
-counters (service/counters.py), a client's count beside the request counter it bumps.
+counters (service/infra/counters.py), a client's count beside the request counter it bumps.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
-from service.cluster import Group
-from service.counters import Counters
+from service.infra.cluster import Group
+from service.infra.counters import Counters
 
 
 class RateLimited(Exception):

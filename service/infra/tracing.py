@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
-from service import logs
+from service.infra import logs
 
 log = logging.getLogger("cardtable.tracing")
 
@@ -116,7 +116,7 @@ def span(name: str, **attributes: Any) -> AbstractContextManager[Any]:
 
 
 def redis_span(commands: list[tuple]) -> AbstractContextManager[Any]:
-    """A span of one round trip the store makes on its own connections (service/store.py),
+    """A span of one round trip the store makes on its own connections (service/matches/store.py),
     named like redis-py's instrumentation names its spans: the commands, never their values."""
     if _state.tracer is None:
         return _NOTHING
@@ -143,7 +143,7 @@ def inject(carrier: MutableMapping[str, Any]) -> None:
 
 def job_meta() -> dict[str, Any] | None:
     """What a job enqueued now carries in its RQ meta: the request id its lines will log
-    (service/logs.py) and the trace it continues. None when there is nothing to carry."""
+    (service/infra/logs.py) and the trace it continues. None when there is nothing to carry."""
     meta = logs.carried()
     inject(meta)
     return meta or None

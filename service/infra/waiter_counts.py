@@ -1,6 +1,6 @@
 """How many requests wait, by kind, over every API process (`/metrics`: docs/api.md, "Metrics").
 
-Each process's hub (service/waiters.py) writes its counts to one Redis hash, `ct:waiters`:
+Each process's hub (service/infra/waiters.py) writes its counts to one Redis hash, `ct:waiters`:
 "<host>:<pid>:<hub>[@shard]" (a field per hub) -> "<count of each kind, in KINDS' order> <unix
 time>", each second while they change and every HEARTBEAT_SECONDS regardless; an entry older
 than STALE_SECONDS belongs to a process that is gone.

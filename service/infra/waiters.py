@@ -36,8 +36,8 @@ from typing import Any
 
 import redis
 
-from service import waiter_counts
-from service.waiter_counts import HEARTBEAT_SECONDS, KINDS, METRICS_KEY, REPORT_SECONDS
+from service.infra import waiter_counts
+from service.infra.waiter_counts import HEARTBEAT_SECONDS, KINDS, METRICS_KEY, REPORT_SECONDS
 
 log = logging.getLogger("cardtable.waiters")
 

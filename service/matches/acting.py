@@ -12,10 +12,10 @@ import redis
 
 from engines.legal import without_mark
 from service import codec, errors
-from service.following import Following
-from service.match import Match, body_hash
-from service.repository import MatchRepository, Write
-from service.store import IN_PROGRESS
+from service.matches.following import Following
+from service.matches.match import Match, body_hash
+from service.matches.repository import MatchRepository, Write
+from service.matches.store import IN_PROGRESS
 
 log = logging.getLogger("cardtable.matches")
 

@@ -1,6 +1,6 @@
 """An app's own matches, for its backend with its key (docs/integrating.md, "Data of players"):
 the index of the app's matches, listing them, aborting one, a player's export. Erasing a player
-is service/erasure.py.
+is service/privacy/erasure.py.
 
 Keys, each under the hash tag of the app or player it belongs to:
 
@@ -21,15 +21,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import cursors, errors
-from service.apps import app_key
-from service.callers import Caller
-from service.following import Following
-from service.match import Match
-from service.players import Player, match_list_key
-from service.rated import player_ratings
-from service.repository import MatchRepository, Write
-from service.store import Store
+from service import errors
+from service.identity.apps import app_key
+from service.identity.callers import Caller
+from service.identity.players import Player, match_list_key
+from service.infra import cursors
+from service.matches.following import Following
+from service.matches.match import Match
+from service.matches.rated import player_ratings
+from service.matches.repository import MatchRepository, Write
+from service.matches.store import Store
 
 # Entries an index keeps; the oldest go first.
 INDEX_LIMIT = 100_000
@@ -202,7 +203,7 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
 # --- a player's data ------------------------------------------------------------------------
 def player_match_ids(store: Store, player_id: str) -> list[str]:
     """Every match the player sat down in or joined, newest first (`Players.all_match_ids`,
-    service/players.py): what erasure and the export walk."""
+    service/identity/players.py): what erasure and the export walk."""
     return store.players.all_match_ids(player_id)
 
 

@@ -1,5 +1,5 @@
 """Bots and clocks, run by the RQ workers (workers/): a bot's decision and a turn clock that ran out
-(what the clock does for the seat: service/clocks.py).
+(what the clock does for the seat: service/matches/clocks.py).
 
 Both go through the same compare-and-set commit as a person's move."""
 
@@ -17,9 +17,10 @@ from typing import Any, Protocol
 from engines import bots as engine_bots
 from engines.legal import complete
 from engines.rng import new_rng_state
-from service import clocks, errors
-from service.match import Match
-from service.repository import MatchRepository, Write
+from service import errors
+from service.matches import clocks
+from service.matches.match import Match
+from service.matches.repository import MatchRepository, Write
 
 log = logging.getLogger("cardtable.matches")
 
@@ -218,7 +219,7 @@ class Bots:
 
     def clock_expired(self, match_id: str, turn: int) -> str:
         """The clock of turn number `turn` ran out: the change `on_timeout` makes for that seat
-        (service/clocks.py), unless it already moved on. Released before its deadline (RQ's
+        (service/matches/clocks.py), unless it already moved on. Released before its deadline (RQ's
         scheduler may release it up to a second early), the job hands the rest of the wait to
         the holder and looks again then ("early" from a worker's holder)."""
 

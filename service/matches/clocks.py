@@ -3,7 +3,7 @@
 
 A match has a clock when its options have `turn_seconds` (Zhol always has: its default is 60).
 `Match.restart_clock` starts one when a human's turn begins, the commit hands it to the
-workers (service/outbox.py) and indexes it for the sweeper; the worker's job
+workers (service/matches/outbox.py) and indexes it for the sweeper; the worker's job
 (`Bots.clock_expired`) calls `run_out` at the deadline. By `on_timeout`:
 
 - `auto`: the server plays the turn: the engine's own timeout where it has one (Zhol: draw and
@@ -30,7 +30,7 @@ from engines import bots as engine_bots
 from engines.base import Game, Step
 from engines.errors import EngineError
 from engines.legal import complete
-from service.match import Match
+from service.matches.match import Match
 
 log = logging.getLogger("cardtable.matches")
 

@@ -8,14 +8,15 @@ from typing import Any
 
 from engines.base import Game, View, redact_event
 from engines.registry import GAMES
-from service import errors, fair_seeds, hints, tenure
+from service import errors
 from service.config import Config
-from service.match import Match
-from service.players import holds as holds_token
-from service.players import player_of_token
-from service.repository import MatchRepository
-from service.store import EVENTS_PAGE, channel
-from service.waiters import ClusterHub, Hub, Waiter
+from service.identity.players import holds as holds_token
+from service.identity.players import player_of_token
+from service.infra.waiters import ClusterHub, Hub, Waiter
+from service.matches import fair_seeds, hints, tenure
+from service.matches.match import Match
+from service.matches.repository import MatchRepository
+from service.matches.store import EVENTS_PAGE, channel
 
 
 class MatchView(View):

@@ -1,5 +1,5 @@
 """Hints for people (docs/api.md "Hints"): `GET /v1/matches/{id}/hint` in matches created with
-the option `hints` (service/options.py). A hint is the pro bot's action for the seat to move,
+the option `hints` (service/matches/options.py). A hint is the pro bot's action for the seat to move,
 computed from that seat's own view only (`engines.hints`), with a short reason; every hint given
 raises the seat's public `players[].hints_used` and is an event (`{"type": "hint", "seat", "hints_used"}`),
 so the match's version moves on like for any other change; at most once a move (`give_hint`).
@@ -13,8 +13,8 @@ from typing import Any
 
 from engines import hints as engine_hints
 from service import errors
-from service.match import Match
-from service.repository import MatchRepository, Write
+from service.matches.match import Match
+from service.matches.repository import MatchRepository, Write
 
 # How often a hint is computed again when the match changed while it was being computed.
 _RETRIES = 4

@@ -1,7 +1,7 @@
 """The lobby: listed waiting matches (GET /v1/matches) and quick play (POST /v1/matches/quick).
 
 Only matches whose host created them with `"listed": true` appear. The index of them is
-`service/lobby_index.py`; this module reads it, drops what has gone stale, and shows only the
+`service/matches/lobby_index.py`; this module reads it, drops what has gone stale, and shows only the
 public facts of each match (docs/api.md, "Lobby and quick play").
 """
 
@@ -14,10 +14,10 @@ from typing import Any
 
 from engines.registry import GAMES
 from service import errors
-from service.callers import Caller
-from service.lobby_index import parse_member, table_hash
-from service.match import match_options
-from service.matches import MatchService
+from service.bootstrap import MatchService
+from service.identity.callers import Caller
+from service.matches.lobby_index import parse_member, table_hash
+from service.matches.match import match_options
 
 # Index entries read per round trip while filling a page or looking for a seat.
 _BATCH = 20

@@ -5,7 +5,7 @@ engine says of it now (docs/architecture.md, "Matches and versions").
 match is loaded (nearly every caller needs it, and a plain attribute is read faster than a
 lazy one on the hot path), and replaced by the Step of every engine change made through the
 match (`apply`, `start_next_round`, ...), so no question below asks the engine again. The
-record is changed in place; the repository (service/repository.py) stores it.
+record is changed in place; the repository (service/matches/repository.py) stores it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from engines.base import Event, Game, Step
 from engines.registry import GAMES
-from service.options import engine_options, split_options
+from service.matches.options import engine_options, split_options
 
 # Level that plays a resigned seat on in games with three or more individual players.
 RESIGNED_LEVEL = "medium"
@@ -57,7 +57,7 @@ class Match:
         self.event_count = event_count  # events stored: the seq of the last one
         # Loaded with `events_after=k`: the stored events with seq > k, read in the same round trip.
         self.events_after = events_after
-        # And the seats' tenures read after those events (service/tenure.py).
+        # And the seats' tenures read after those events (service/matches/tenure.py).
         self.events_tenures: bytes | None = None
         # What the engine says of the match now (status, seat to move, resigned seats); None
         # before the first deal.
@@ -66,7 +66,7 @@ class Match:
         # same round trip as the match (MatchRepository.authenticate checks the token there).
         self.player_check: tuple[str, Any] | None = None
         # The seat to move as loaded: a commit that hands the turn to a person tells them
-        # (service/notices.py, `turn.started`) only when the turn is new.
+        # (service/matches/notices.py, `turn.started`) only when the turn is new.
         step = self.step
         playing = step is not None and step.status == "active" and record["status"] == "playing"
         self.mover_before: int | None = step.to_move if playing and step is not None else None
@@ -171,7 +171,7 @@ class Match:
         return min(humans, key=lambda s: s["joined"])["seat"] if humans else None
 
     def reserved_until(self) -> float | None:
-        """When a rematch waiting for someone it holds a seat for ends (service/rematch.py);
+        """When a rematch waiting for someone it holds a seat for ends (service/matches/rematch.py);
         None for any other match."""
         if self.record["status"] != "waiting":
             return None
@@ -205,7 +205,7 @@ class Match:
     def restart_clock(self, scale: float = 1.0) -> bool:
         """Start a turn clock when a human's turn begins in a clocked match; True when one started.
 
-        A match is clocked when its options have `turn_seconds` (service/clocks.py). A turn
+        A match is clocked when its options have `turn_seconds` (service/matches/clocks.py). A turn
         keeps its deadline across its steps (Zhol's draw, then discard); the clock restarts
         when another seat is to move, a new round begins, or the game says the turn ended
         (a Spades trick's winner leads again: `turn_ended`). `scale`:
@@ -249,7 +249,7 @@ class Match:
 def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
     """A match's options as stored: validated, defaults filled in (quick play compares these)."""
     # `hints`, `rated`, `turn_seconds` and `on_timeout` are the service's options
-    # (service/options.py); the engine validates the rest.
+    # (service/matches/options.py); the engine validates the rest.
     own, flags = split_options(game, options)
     return {**game.validate_options(own, seats), **flags}
 
@@ -260,16 +260,6 @@ def valid_id(match_id: str) -> bool:
 
 def new_id() -> str:
     return secrets.token_hex(8)
-
-
-def hash_token(token: str) -> str:
-    """The only form in which a token (a seat's, an invitation's) is stored."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def new_token() -> str:
-    # 192 random bits; only the SHA-256 of it is ever stored.
-    return secrets.token_urlsafe(24)
 
 
 def body_hash(body: Any) -> str:

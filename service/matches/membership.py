@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from service import errors
-from service.callers import Caller
 from service.config import Config
-from service.players import Player, Players
-from service.quotas import Quotas
+from service.identity.callers import Caller
+from service.identity.players import Player, Players
+from service.identity.quotas import Quotas
 
 
 def bind(seat: dict[str, Any], player: Player) -> None:

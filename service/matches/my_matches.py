@@ -1,7 +1,7 @@
 """A player's matches, for `GET /v1/me/matches`: live ones first, then those that are over,
 newest first in each, each with what an app's match list shows (docs/integrating.md).
 
-The lists are the player's sorted sets (service/players.py), walked from a cursor's place: a
+The lists are the player's sorted sets (service/identity/players.py), walked from a cursor's place: a
 page costs the entries it looks at, at most `limit` + MAX_SKIPPED, never the whole history."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from service import cursors
-from service.match import Match
-from service.players import Player
-from service.repository import MatchRepository
+from service.identity.players import Player
+from service.infra import cursors
+from service.matches.match import Match
+from service.matches.repository import MatchRepository
 
 PARTS = ("live", "done")
 DONE = ("finished", "aborted")  # the statuses of the done part

@@ -1,7 +1,7 @@
 """Notices: what a commit tells the apps and players of a match (docs/webhooks.md).
 
 A commit derives its notices here, from the match as changed and the events of the change,
-and stores them with the commit as one outbox effect (service/outbox.py), so that a notice
+and stores them with the commit as one outbox effect (service/matches/outbox.py), so that a notice
 exists exactly when its commit does. Handing the effect on gives each notice to the sinks the
 service was built with (service/notify.py): the players' own streams and the apps' webhooks.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from service.match import Match
+from service.matches.match import Match
 
 TYPES = ("match.created", "match.started", "turn.started", "match.over", "seat.timed_out", "rematch.offered")
 

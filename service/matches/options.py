@@ -1,6 +1,6 @@
-"""The options of a match that are the service's, not a game's: `hints` (service/hints.py),
-`rated` (service/rated.py) and the turn clock's `turn_seconds` and `on_timeout`
-(service/clocks.py).
+"""The options of a match that are the service's, not a game's: `hints` (service/matches/hints.py),
+`rated` (service/matches/rated.py) and the turn clock's `turn_seconds` and `on_timeout`
+(service/matches/clocks.py).
 
 They are taken out of the options before the engine validates them and never reach the engine,
 except an option a game declares itself: Zhol has always had `turn_seconds` (its default 60,

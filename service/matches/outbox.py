@@ -24,7 +24,7 @@ from typing import Any
 
 import redis
 
-from service.jobqueue import Jobs
+from service.infra.jobqueue import Jobs
 
 OUTBOX_KEY = "ct:outbox"
 

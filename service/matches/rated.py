@@ -1,11 +1,11 @@
 """Rated matches: who may sit in one, and what its end does to its players' ratings
-(docs/integrating.md, "Ratings"; the model is service/ratings.py, the boards
-service/leaderboards.py).
+(docs/integrating.md, "Ratings"; the model is service/ratings/model.py, the boards
+service/ratings/leaderboards.py).
 
 A match with the option `rated` seats players of one app and no bots. The commit that finishes
 it reads each player's rating in the game, rates the table (`ratings.rate` on the engine's
 final standings), puts every seat's rating before and after into the `match_over` event, and
-writes a `ratings` effect to the match's outbox (service/outbox.py). The effect is applied to
+writes a `ratings` effect to the match's outbox (service/matches/outbox.py). The effect is applied to
 the players and the app's leaderboard right after the commit, or by the relay if the process
 died first; applying it twice changes nothing (a player's rating remembers the match that
 last moved it).
@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from service import errors, ratings, tombstones
-from service.match import Match
-from service.players import Player, player_key, rating_field
+from service import errors
+from service.identity import tombstones
+from service.identity.players import Player, player_key, rating_field
+from service.matches.match import Match
+from service.ratings import model as ratings
 
 
 def check_created(record: dict[str, Any]) -> None:
@@ -76,7 +78,7 @@ def settle(match: Match, events: list[dict[str, Any]], client: Any) -> dict[str,
     }
 
 
-# KEYS[1] a player's hash, KEYS[2] its tombstone (service/tombstones.py). ARGV: the field and
+# KEYS[1] a player's hash, KEYS[2] its tombstone (service/identity/tombstones.py). ARGV: the field and
 # the rating. Written only while the player is there and not being erased, so a rating handed
 # on after an erasure does not make the erased player's hash again.
 STORE = """
@@ -88,7 +90,7 @@ return 1
 
 def apply(effect: dict[str, Any], client: Any, leaderboards: Any) -> None:
     """Store a rated match's new ratings with its players and on the app's leaderboard; an
-    erased player's is dropped (service/tombstones.py)."""
+    erased player's is dropped (service/identity/tombstones.py)."""
     field = rating_field(effect["game"])
     store = client.register_script(STORE)
     for player_id, new in effect["players"].items():

@@ -21,12 +21,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from service import admin, errors, membership
-from service.callers import Caller
-from service.match import Match, hash_token, new_id, new_token
-from service.players import Player
-from service.repository import MatchRepository, Write
-from service.seats import Seats, _start
+from service import errors
+from service.identity.callers import Caller
+from service.identity.players import Player
+from service.identity.tokens import hash_token, new_token
+from service.matches import app_matches, membership
+from service.matches.match import Match, new_id
+from service.matches.repository import MatchRepository, Write
+from service.matches.seats import Seats, _start
 
 # How long a second asker waits for a rematch the first one is still creating (its `rematch`
 # event is committed to the old match a moment before the new match itself).
@@ -139,7 +141,7 @@ def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller
     answer = repo.update(new, _created_by_now(repo, new), change)
     if player is not None:
         repo.store.players.sat_down(player.id, new)
-        admin.index_joined(repo.store, caller, new)
+        app_matches.index_joined(repo.store, caller, new)
     return answer
 
 

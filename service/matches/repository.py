@@ -14,13 +14,16 @@ from typing import Any
 
 import redis
 
-from service import errors, logs, notices, outbox, rated, tenure, tracing
+from service import errors
 from service.config import Config
-from service.jobqueue import Jobs
-from service.match import Match, hash_token, valid_id
-from service.players import holds as holds_token
-from service.players import player_key, player_of_token
-from service.store import Store
+from service.identity.players import holds as holds_token
+from service.identity.players import player_key, player_of_token
+from service.identity.tokens import hash_token
+from service.infra import logs, tracing
+from service.infra.jobqueue import Jobs
+from service.matches import notices, outbox, rated, tenure
+from service.matches.match import Match, valid_id
+from service.matches.store import Store
 
 log = logging.getLogger("cardtable.repository")
 

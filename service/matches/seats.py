@@ -8,14 +8,16 @@ import time
 from typing import Any
 
 from engines.registry import GAMES
-from service import admin, clocks, errors, fair_seeds, invitations, membership, rated, tenure
-from service.callers import Caller
-from service.following import Following
-from service.match import Match, hash_token, match_options, new_id, new_token
-from service.options import engine_options
-from service.players import Player
-from service.quotas import Quotas
-from service.repository import MatchRepository, Write
+from service import errors
+from service.identity.callers import Caller
+from service.identity.players import Player
+from service.identity.quotas import Quotas
+from service.identity.tokens import hash_token, new_token
+from service.matches import app_matches, clocks, fair_seeds, invitations, membership, rated, tenure
+from service.matches.following import Following
+from service.matches.match import Match, match_options, new_id
+from service.matches.options import engine_options
+from service.matches.repository import MatchRepository, Write
 
 RESIGN = {"type": "resign"}
 # Claims of one seat in one match at most (docs/api.md, "Invitations").
@@ -42,8 +44,8 @@ class Seats:
         quick: bool = False,
     ) -> dict[str, Any]:
         """A new match. `caller`: who creates it (its seats bound to players as it may, and
-        counted against its quotas: service/membership.py, `quick` when quick play hosts it);
-        None for the service's own callers. A rematch (service/rematch.py) names the new match's
+        counted against its quotas: service/matches/membership.py, `quick` when quick play hosts it);
+        None for the service's own callers. A rematch (service/matches/rematch.py) names the new match's
         id, its seats' players and its app."""
         game, seats_in = GAMES[body["game"]], body["seats"]
         options = match_options(game, body.get("options") or {}, len(seats_in))
@@ -72,7 +74,7 @@ class Seats:
             "created": round(time.time(), 3),  # to the millisecond, as the commit stamps "at"
             "joins": sum(s["kind"] == "human" for s in seats),
             "listed": bool(body.get("listed")),
-            # Keys the bots' randomness (service/bots.py, bot_rng); never shown to anyone.
+            # Keys the bots' randomness (service/matches/bots.py, bot_rng); never shown to anyone.
             "bot_key": secrets.token_hex(32),
             **_owner(caller, app),
         }
@@ -84,13 +86,13 @@ class Seats:
         held = self._take_quotas(caller, match_id, record, quick) if caller is not None else []
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
-            # readers drop entries that went stale (service/lobby_index.py).
+            # readers drop entries that went stale (service/matches/lobby_index.py).
             self.store.lobby.add(match_id, record)
         if not self.repo.add(match, events):
             raise self._collided(caller, held, match_id)
         for player_id in bound:
             self.store.players.sat_down(player_id, match_id)
-        admin.index_created(self.store, caller, match_id, record)
+        app_matches.index_created(self.store, caller, match_id, record)
         return _created(match_id, seats, tokens)
 
     def _check_seeding(self, game: Any, options: dict[str, Any], body: dict[str, Any]) -> tuple[Any, Any]:
@@ -143,7 +145,7 @@ class Seats:
                 raise errors.MatchNotActive("this match has no open seat to join")
             seat = next((s for s in record["seats"] if s["kind"] == "open" and not s.get("reserved")), None)
             if seat is None:
-                # A rematch's seat is its person's (service/rematch.py): never a stranger's.
+                # A rematch's seat is its person's (service/matches/rematch.py): never a stranger's.
                 raise errors.MatchNotActive(
                     "this rematch's open seats are held for the players of the match before it,"
                     " who take them by asking for the rematch too"
@@ -182,14 +184,14 @@ class Seats:
         joined = self.repo.update(match_id, None, change)
         if player is not None:
             self.store.players.sat_down(player.id, match_id)
-            admin.index_joined(self.store, caller, match_id)
+            app_matches.index_joined(self.store, caller, match_id)
         return joined
 
     def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
         """An invitation code for the token's seat: whoever claims it gets the seat with a new
         token and this one dies (docs/api.md, "Invitations"). A new invitation replaces the
         seat's last one; only the code's hash is stored, beside the match and not in it
-        (service/invitations.py): no version, no event, nothing another seat sees changes, so
+        (service/matches/invitations.py): no version, no event, nothing another seat sees changes, so
         a loop of invitations holds up nobody and grows nothing."""
         match = self.repo.load(match_id, token=token)
         seat = self.repo.authenticate(match, token)
@@ -277,7 +279,7 @@ class Seats:
 
 def _owner(caller: Caller | None, app: str | None) -> dict[str, str]:
     """The app whose key (or player) made the match, or a rematch's match's: its webhooks hear of
-    the match (service/notices.py) whoever sits in it."""
+    the match (service/matches/notices.py) whoever sits in it."""
     owner = caller.app.id if caller is not None and caller.app is not None else app
     return {"app": owner} if owner is not None else {}
 
@@ -322,7 +324,7 @@ def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], di
     for i, s in enumerate(seats_in):
         entry: dict[str, Any] = {"seat": i, "kind": s["kind"], "name": s.get("name")}
         if s.get("reserved"):
-            # A rematch's seat held for its person (service/rematch.py); create's body has none.
+            # A rematch's seat held for its person (service/matches/rematch.py); create's body has none.
             entry["reserved"] = s["reserved"]
         if s["kind"] == "human":
             tokens[i] = new_token()

@@ -22,24 +22,25 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from service import codec, tracing
-from service.apps import Apps
-from service.cluster import Group, Router, pack_commands
-from service.counters import Counters
-from service.deliveries import Deliveries
-from service.due_index import DUE_KEY, DueIndex
-from service.feeds import Feeds
-from service.invitations import Invitations
-from service.leaderboards import Leaderboards
-from service.lobby_index import LobbyIndex
-from service.outbox import OUTBOX_KEY, Outbox, member
-from service.players import Players
-from service.quotas import Quotas
-from service.rate_limit import RateLimiter
-from service.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
-from service.waiter_counts import open_waiters
-from service.waiters import ClusterHub, Hub
-from service.webhooks import Webhooks
+from service import codec
+from service.identity.apps import Apps
+from service.identity.players import Players
+from service.identity.quotas import Quotas
+from service.infra import tracing
+from service.infra.cluster import Group, Router, pack_commands
+from service.infra.counters import Counters
+from service.infra.due_index import DUE_KEY, DueIndex
+from service.infra.rate_limit import RateLimiter
+from service.infra.waiter_counts import open_waiters
+from service.infra.waiters import ClusterHub, Hub
+from service.matches.invitations import Invitations
+from service.matches.lobby_index import LobbyIndex
+from service.matches.outbox import OUTBOX_KEY, Outbox, member
+from service.matches.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
+from service.notify.deliveries import Deliveries
+from service.notify.feeds import Feeds
+from service.notify.webhooks import Webhooks
+from service.ratings.leaderboards import Leaderboards
 
 IN_PROGRESS = "in-progress"
 # Connections of the hot path (match load, commit) per process at most; and of redis-py's pool

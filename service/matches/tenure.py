@@ -7,7 +7,7 @@ stores the tenures of all seats in the match hash's field `t`, beside the events
 (MatchRepository.commit asks `stored_form`), so a feed reads them in the same round trip as the
 events it serves and checks every batch against the tenure its token was authenticated at: a
 feed whose seat changed hands serves nothing after the change, whatever position it asked from
-(service/following.py). A player's own tokens (rotated, revoked) are checked apart there.
+(service/matches/following.py). A player's own tokens (rotated, revoked) are checked apart there.
 
 Kept in the record only for seats that changed hands, and as a number: a waiting feed's match
 and holder weigh next to nothing more for it. Every way of handing a seat on must call

@@ -426,7 +426,7 @@ class Deliveries:
 
 
 class DeliveryJobs(Protocol):
-    """What starting a delivery needs of the queue (service/jobqueue.py's JobQueue)."""
+    """What starting a delivery needs of the queue (service/infra/jobqueue.py's JobQueue)."""
 
     def enqueue_delivery(
         self, app_id: str, delivery_id: str, seq: int, delay: float = 0.0, retry: bool = False

@@ -28,8 +28,9 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from service import codec, tombstones
-from service.players import player_key
+from service import codec
+from service.identity import tombstones
+from service.identity.players import player_key
 
 # The store's round trip on its own connections (service/store.py, `Store._exchange`): groups
 # of commands by the key whose node takes them, and whether a dropped read may be repeated.

@@ -19,10 +19,10 @@ from typing import Any
 
 from service import errors
 from service.config import Config
-from service.feeds import Feeds, feed_channel
-from service.players import holds, player_of_token
-from service.store import EVENTS_PAGE
-from service.waiters import ClusterHub, Hub, Waiter
+from service.identity.players import holds, player_of_token
+from service.infra.waiters import ClusterHub, Hub, Waiter
+from service.matches.store import EVENTS_PAGE
+from service.notify.feeds import Feeds, feed_channel
 
 Entries = list[dict[str, Any]]
 NEEDS_PLAYER = "this call needs a player token: Authorization: Bearer ctp_..."

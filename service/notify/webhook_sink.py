@@ -6,7 +6,7 @@ common case costs nothing: `Webhooks.wanted` answers from the process's copy, an
 without endpoints for a type makes no job. The relay calls it again for every notify effect it
 finds (`relayed`), not knowing whether the committer lived to hand them on: then the job is
 enqueued only if the fan-out neither ran to its end nor waits in RQ. A fan-out that runs twice
-anyway creates each delivery once (service/deliveries.py).
+anyway creates each delivery once (service/notify/deliveries.py).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 from rq.job import Job
 
-from service.jobqueue import JobQueue, fan_out_job_id
-from service.store import Store
+from service.infra.jobqueue import JobQueue, fan_out_job_id
+from service.matches.store import Store
 
 # What a delivery needs of a notice: the players' internal ids stay behind.
 KEPT = ("id", "app", "type", "timestamp", "data")

@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from service import errors
-from service.notices import TYPES
+from service.matches.notices import TYPES
 
-# The notice types an endpoint may ask for: every notice a match makes (service/notices.py).
+# The notice types an endpoint may ask for: every notice a match makes (service/matches/notices.py).
 EVENT_TYPES = TYPES
 
 MAX_ENDPOINTS = 20
@@ -139,7 +139,7 @@ class Webhooks:
         self._wanted: dict[str, tuple[float, frozenset[str]]] = {}
 
     def create(self, app_id: str, url: str, events: list[str], description: str = "") -> Endpoint:
-        """A new enabled endpoint (its URL already checked: service/webhook_urls.py); 409 when
+        """A new enabled endpoint (its URL already checked: service/notify/url_guard.py); 409 when
         the app has MAX_ENDPOINTS already."""
         endpoint = Endpoint(
             id=f"wh_{secrets.token_hex(8)}",

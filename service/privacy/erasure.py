@@ -2,11 +2,11 @@
 the app's leaderboards, its name in every stored match it sat in, other players' feeds and the
 app's webhook deliveries, its feed and the player.
 
-First a tombstone (service/tombstones.py): from then on a rating or notice handed on (by a
+First a tombstone (service/identity/tombstones.py): from then on a rating or notice handed on (by a
 commit that read a match before the erasure reached it, or by the relay) leaves it out.
 
-In each match the player ever sat down in (service/players.py, `all_match_ids`: also those its
-lists forgot, a seat it left or handed on) and each it joined (service/admin.py):
+In each match the player ever sat down in (service/identity/players.py, `all_match_ids`: also those its
+lists forgot, a seat it left or handed on) and each it joined (service/matches/app_matches.py):
 
 - the player's seat keeps its `kind` (human) and everything the game needs, so the history
   still replays, but its `name` becomes ERASED_NAME and `player`, `app` and `external` go:
@@ -27,7 +27,7 @@ the number of its changes, which its history replays to): its record and archive
 rewritten in place by one script, checked against what was read.
 
 Then the feeds of the app's players seated in those matches lose the player's external id
-from their notices (other feeds are redacted as they are read, service/tombstones.py), and so
+from their notices (other feeds are redacted as they are read, service/identity/tombstones.py), and so
 do the bodies and stored answers of the deliveries the app's endpoints list.
 """
 
@@ -40,18 +40,20 @@ import zlib
 from typing import Any
 
 from engines.registry import GAMES
-from service import codec, errors, tenure, tombstones
-from service.admin import joined_key, player_match_ids
-from service.deliveries import body_of, record_key
-from service.feeds import feed_key
-from service.match import Match
-from service.outbox import encode as encode_effect
-from service.players import Player, directory_key, player_key
-from service.repository import RETRIES, MatchRepository, Write
-from service.store import Store
+from service import codec, errors
+from service.identity import tombstones
+from service.identity.players import Player, directory_key, player_key
+from service.matches import tenure
+from service.matches.app_matches import joined_key, player_match_ids
+from service.matches.match import Match
+from service.matches.outbox import encode as encode_effect
+from service.matches.repository import RETRIES, MatchRepository, Write
+from service.matches.store import Store
+from service.notify.deliveries import body_of, record_key
+from service.notify.feeds import feed_key
 
 ERASED_NAME = "Erased player"
-NAMED_EVENTS = ("join", "claim")  # the events that carry a seat's name (service/seats.py)
+NAMED_EVENTS = ("join", "claim")  # the events that carry a seat's name (service/matches/seats.py)
 
 # KEYS[1] a list (a match's events or outbox). ARGV: pairs of an item as stored and what
 # replaces it. Each item found is replaced where it stands; returns how many were.
@@ -104,7 +106,7 @@ return 0
 
 
 def match_key(match_id: str, part: str) -> str:
-    """A key of a match, as service/store.py names them (all under the match's hash tag)."""
+    """A key of a match, as service/matches/store.py names them (all under the match's hash tag)."""
     return f"ct:{{m:{match_id}}}:{part}"
 
 
@@ -275,7 +277,7 @@ class Erasure:
 
     def _scrub_feed(self, player_id: str, external: str) -> None:
         """Another player's feed keeps no notice naming the erased player (those a feed got
-        while its player sat elsewhere are redacted as they are read: service/tombstones.py)."""
+        while its player sat elsewhere are redacted as they are read: service/identity/tombstones.py)."""
         key = feed_key(player_id)
         pairs: list[Any] = []
         for raw in self.client.lrange(key, 0, -1):

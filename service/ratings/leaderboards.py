@@ -5,7 +5,7 @@ A board is two keys under one hash tag, so on a Redis Cluster all of it is in on
 page is read from one node in one script:
 
 - `ct:{lb:<app>:<game>}:ratings`, a sorted set: the player's id, scored by the rating shown
-  (service/ratings.py);
+  (service/ratings/model.py);
 - `ct:{lb:<app>:<game>}:players`, a hash: the player's id → the public fields a page shows of
   them (JSON, e.g. `{"player": <external id>, "name": ...}`).
 
@@ -28,7 +28,8 @@ import orjson
 import redis
 from redis.cluster import RedisCluster
 
-from service import cursors, errors
+from service import errors
+from service.infra import cursors
 
 MAX_LIMIT = 100
 # An app id or game id goes inside the `{...}` hash tag: a brace would end the tag early.

@@ -8,7 +8,7 @@ passed as ties. A player's rating is (mu, sigma); what players are shown, and wh
 leaderboards sort by, is openskill's `ordinal()` (mu - 3 sigma: 0 for a new player), rounded.
 
 This module only computes: the caller reads each player's (mu, sigma) before and stores the
-answer (service/leaderboards.py keeps the boards).
+answer (service/ratings/leaderboards.py keeps the boards).
 """
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from service.embedded import free_port
+from service.infra.embedded import free_port
 
 
 def locustfile() -> str:
-    """Path of the shipped locustfile (package data of service.loadtest)."""
-    return str(importlib.resources.files("service.loadtest") / "locustfile.py")
+    """Path of the shipped locustfile (package data of service.cli.loadtest)."""
+    return str(importlib.resources.files("service.cli.loadtest") / "locustfile.py")
 
 
 def new_service_log() -> str:

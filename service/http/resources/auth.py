@@ -1,12 +1,12 @@
-"""The request's caller (service/callers.py), for the routes that act differently for an app, a
+"""The request's caller (service/identity/callers.py), for the routes that act differently for an app, a
 player or anyone else."""
 
 from __future__ import annotations
 
 from flask import current_app, request
 
-from service.callers import Caller, identify
-from service.extensions import bearer_or_none
+from service.http.extensions import bearer_or_none
+from service.identity.callers import Caller, identify
 
 # Where a request keeps its caller once identified: its WSGI environ, which no other request
 # shares (Flask's `g` outlives a request made inside an app context someone already pushed).

@@ -7,19 +7,21 @@ from __future__ import annotations
 from flask import Response
 from flask.views import MethodView
 
-from service import admin, codec, errors, examples
-from service.erasure import Erasure
-from service.extensions import Blueprint, declare_errors
-from service.resources.admin.schemas import (
+from service import codec, errors
+from service.http import examples
+from service.http.extensions import Blueprint, declare_errors
+from service.http.resources.admin.schemas import (
     AppMatchesQuerySchema,
     AppMatchesSchema,
     ErasedSchema,
     PlayerExportSchema,
 )
-from service.resources.auth import current_caller
-from service.resources.matches.routes import json_response, service
-from service.resources.matches.schemas import ViewSchema
-from service.resources.players.routes import APP_KEY, EXTERNAL_ID_LENGTH, app_player
+from service.http.resources.auth import current_caller
+from service.http.resources.matches.routes import json_response, service
+from service.http.resources.matches.schemas import ViewSchema
+from service.http.resources.players.routes import APP_KEY, EXTERNAL_ID_LENGTH, app_player
+from service.matches import app_matches
+from service.privacy.erasure import Erasure
 
 blp = Blueprint(
     "admin", __name__, url_prefix="/v1", description="An app's matches and its players' data (the app's key)"
@@ -50,7 +52,7 @@ class AppMatches(MethodView):
         """
         app = current_caller().require_app()
         filters = {k: query.get(k) for k in ("status", "game", "player")}
-        return admin.app_matches(service().repo, app.id, filters, query["limit"], query.get("cursor"))
+        return app_matches.app_matches(service().repo, app.id, filters, query["limit"], query.get("cursor"))
 
 
 @blp.route("/admin/matches/<match_id:match_id>/abort")
@@ -67,7 +69,7 @@ class AbortMatch(MethodView):
         `match_not_active` when it is over already.
         """
         app = current_caller().require_app()
-        view = admin.abort(service().repo, app.id, match_id)
+        view = app_matches.abort(service().repo, app.id, match_id)
         return json_response(view, view["version"])
 
 
@@ -86,7 +88,7 @@ class PlayerExport(MethodView):
         """
         player, app_id = app_player(external_id)
         svc = service()
-        exported = admin.export(svc.repo, svc.following, app_id, player)
+        exported = app_matches.export(svc.repo, svc.following, app_id, player)
         return Response(codec.dumps(exported), mimetype="application/json")
 
 

@@ -4,10 +4,10 @@ players")."""
 import marshmallow as ma
 
 from engines.registry import GAMES
-from service.extensions import Schema
-from service.resources.matches.feed_schemas import HistorySchema
-from service.resources.matches.schemas import ViewSchema
-from service.resources.players.schemas import MATCH_STATUSES, AppPlayerSchema
+from service.http.extensions import Schema
+from service.http.resources.matches.feed_schemas import HistorySchema
+from service.http.resources.matches.schemas import ViewSchema
+from service.http.resources.players.schemas import MATCH_STATUSES, AppPlayerSchema
 
 
 class AppMatchesQuerySchema(Schema):

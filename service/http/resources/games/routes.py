@@ -3,10 +3,10 @@
 from flask.views import MethodView
 
 from engines.registry import GAMES
-from service import examples
-from service.extensions import Blueprint, declare_errors
-from service.options import service_options
-from service.resources.games.schemas import GameListSchema
+from service.http import examples
+from service.http.extensions import Blueprint, declare_errors
+from service.http.resources.games.schemas import GameListSchema
+from service.matches.options import service_options
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="The games hosted here")
 
@@ -26,7 +26,7 @@ class Games(MethodView):
         games = [g.describe() for g in GAMES.values()]
         for g, game in zip(games, GAMES.values(), strict=True):
             # The service's own options, the same in every game but where the game has its own
-            # (Zhol's turn_seconds): service/options.py.
+            # (Zhol's turn_seconds): service/matches/options.py.
             for name, option in service_options(game).items():
                 g["options"][name] = option.describe()
         return {"games": games}

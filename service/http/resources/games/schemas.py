@@ -2,8 +2,8 @@
 
 import marshmallow as ma
 
-from service.contract import ref
-from service.extensions import Schema
+from service.http.contract import ref
+from service.http.extensions import Schema
 
 
 class PlayerCountSchema(Schema):

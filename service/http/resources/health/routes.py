@@ -6,9 +6,9 @@ import marshmallow as ma
 from flask import Response, current_app
 from flask.views import MethodView
 
-from service import examples
 from service.errors import ApiError
-from service.extensions import Blueprint, Schema, bearer_or_none, declare_errors
+from service.http import examples
+from service.http.extensions import Blueprint, Schema, bearer_or_none, declare_errors
 
 blp = Blueprint("service", __name__, description="Health and metrics")
 
@@ -71,7 +71,7 @@ class Metrics(MethodView):
         `Authorization: Bearer <that token>` (401 without it) and is never rate limited; without
         it `/metrics` is rate limited like any call (429 `rate_limited`).
         """
-        from service.metrics import render
+        from service.http.metrics import render
 
         expected = current_app.extensions["cardtable"].config.METRICS_TOKEN
         if expected and not hmac.compare_digest((bearer_or_none() or "").encode(), expected.encode()):

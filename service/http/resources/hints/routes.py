@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask.views import MethodView
 
-from service import examples
-from service.extensions import Blueprint, declare_errors
-from service.hints import give_hint
-from service.resources.hints.schemas import HintSchema
-from service.resources.matches.routes import bearer_token, json_response, needs_token, service
+from service.http import examples
+from service.http.extensions import Blueprint, declare_errors
+from service.http.resources.hints.schemas import HintSchema
+from service.http.resources.matches.routes import bearer_token, json_response, needs_token, service
+from service.matches.hints import give_hint
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/matches", description="Hints for people")
 

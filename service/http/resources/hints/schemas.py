@@ -2,8 +2,8 @@
 
 import marshmallow as ma
 
-from service.extensions import Schema
-from service.resources.matches.schemas import AsIs
+from service.http.extensions import Schema
+from service.http.resources.matches.schemas import AsIs
 
 
 class HintSchema(Schema):

@@ -5,16 +5,16 @@ from __future__ import annotations
 from flask import current_app
 from flask.views import MethodView
 
-from service import examples
-from service.extensions import Blueprint, declare_errors
-from service.lobby import Lobby
-from service.resources.auth import current_caller
-from service.resources.lobby.schemas import (
+from service.http import examples
+from service.http.extensions import Blueprint, declare_errors
+from service.http.resources.auth import current_caller
+from service.http.resources.lobby.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
     QuickPlayedSchema,
     QuickPlaySchema,
 )
+from service.matches.lobby import Lobby
 
 blp = Blueprint("lobby", __name__, url_prefix="/v1/matches", description="The lobby: find a match to join")
 
@@ -46,7 +46,7 @@ class Listed(MethodView):
 class Quick(MethodView):
     @blp.arguments(QuickPlaySchema(), example=examples.QUICK_PLAY)
     @blp.response(200, QuickPlayedSchema, example=examples.QUICK_PLAYED)
-    # 401: an Authorization that is no app key or player token (service/app.py).
+    # 401: an Authorization that is no app key or player token (service/http/app.py).
     @declare_errors(blp, 400, 401, 413, 422, 429, 503)
     @blp.doc(operationId="quickPlay")
     def post(self, body):

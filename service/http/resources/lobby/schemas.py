@@ -4,11 +4,11 @@ import marshmallow as ma
 
 from engines.base import BOT_LEVELS
 from engines.registry import GAMES
-from service.contract import quick_play_extra
-from service.extensions import Schema
-from service.lobby import CURSOR_PATTERN
-from service.resources.matches.fields import WholeNumbers
-from service.resources.matches.schemas import OPTIONS, client_seed_field, name_field
+from service.http.contract import quick_play_extra
+from service.http.extensions import Schema
+from service.http.resources.matches.fields import WholeNumbers
+from service.http.resources.matches.schemas import OPTIONS, client_seed_field, name_field
+from service.matches.lobby import CURSOR_PATTERN
 
 
 class LobbyQuerySchema(Schema):
@@ -88,7 +88,7 @@ class QuickPlaySchema(WholeNumbers, Schema):
 
     @classmethod
     def json_schema_extra(cls) -> dict:
-        return quick_play_extra()  # each game's seat counts and options (service/contract.py)
+        return quick_play_extra()  # each game's seat counts and options (service/http/contract.py)
 
 
 class QuickPlayedSchema(Schema):

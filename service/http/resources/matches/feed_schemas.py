@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from service.contract import ref
-from service.extensions import Schema
-from service.game_schemas import event_schema_replacement
-from service.resources.matches.schemas import MAX_SEQ, OPTIONS, AsIs
-from service.store import EVENTS_PAGE
+from service.http.contract import ref
+from service.http.extensions import Schema
+from service.http.game_schemas import event_schema_replacement
+from service.http.resources.matches.schemas import MAX_SEQ, OPTIONS, AsIs
+from service.matches.store import EVENTS_PAGE
 
 SEQ = ma.validate.Range(min=0, max=MAX_SEQ)
 
@@ -63,7 +63,7 @@ class EventSchema(Schema):
 
     @classmethod
     def json_schema_extra(cls) -> dict:
-        # Documented as each game's events by type (service/game_schemas.py).
+        # Documented as each game's events by type (service/http/game_schemas.py).
         return event_schema_replacement()
 
 

@@ -11,17 +11,14 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from werkzeug.routing import BaseConverter
 
-from service import codec, errors, examples
-from service.apps import is_app_key
+from service import codec, errors
+from service.bootstrap import MatchService
 from service.errors import ApiError
-from service.extensions import Blueprint, bearer_token, declare_errors
-from service.following import Holder
-from service.match import MATCH_ID_PATTERN
-from service.matches import MatchService
-from service.rematch import rematch
-from service.resources.auth import current_caller
-from service.resources.matches import links
-from service.resources.matches.feed_schemas import (
+from service.http import examples
+from service.http.extensions import Blueprint, bearer_token, declare_errors
+from service.http.resources.auth import current_caller
+from service.http.resources.matches import links
+from service.http.resources.matches.feed_schemas import (
     EventsQuerySchema,
     EventsSchema,
     HistorySchema,
@@ -29,7 +26,7 @@ from service.resources.matches.feed_schemas import (
     StreamHeadersSchema,
     StreamQuerySchema,
 )
-from service.resources.matches.schemas import (
+from service.http.resources.matches.schemas import (
     ActionHeadersSchema,
     ActionSchema,
     ClaimedSchema,
@@ -41,7 +38,11 @@ from service.resources.matches.schemas import (
     JoinSchema,
     ViewSchema,
 )
-from service.store import channel
+from service.identity.apps import is_app_key
+from service.matches.following import Holder
+from service.matches.match import MATCH_ID_PATTERN
+from service.matches.rematch import rematch
+from service.matches.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
 

@@ -12,7 +12,7 @@ import marshmallow as ma
 from engines.base import BOT_LEVELS
 from engines.cards import ALL_CODES, STANDARD_52
 from engines.registry import GAMES
-from service.contract import (
+from service.http.contract import (
     action_value_components,
     char_class,
     create_match_extra,
@@ -20,11 +20,16 @@ from service.contract import (
     name_pattern,
     ref,
 )
-from service.contract_actions import CARD_CODE, action_components, action_schema_replacement, card_components
-from service.extensions import Schema
-from service.fair_seeds import CLIENT_SEED_LENGTH
-from service.game_schemas import answer_components, component, view_components, view_schema_replacement
-from service.resources.matches.fields import AsIs, StrictBoolean, WholeNumbers, as_integers
+from service.http.contract_actions import (
+    CARD_CODE,
+    action_components,
+    action_schema_replacement,
+    card_components,
+)
+from service.http.extensions import Schema
+from service.http.game_schemas import answer_components, component, view_components, view_schema_replacement
+from service.http.resources.matches.fields import AsIs, StrictBoolean, WholeNumbers, as_integers
+from service.matches.fair_seeds import CLIENT_SEED_LENGTH
 
 CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
 
@@ -142,12 +147,12 @@ def _check_action_value(value: Any, depth: int = 0) -> None:
 
 def action_field(description: str) -> ma.fields.Raw:
     """A field of some game's actions, bounded before the engine sees it; the document describes
-    it in each game's typed actions (service/contract_actions.py)."""
+    it in each game's typed actions (service/http/contract_actions.py)."""
     return ma.fields.Raw(validate=_check_action_value, metadata={"description": description})
 
 
 # The components Action refers to: the card codes, each game's actions made from its engine
-# (service/contract.py), and the action values of fields no game names, with the same bounds.
+# (service/http/contract.py), and the action values of fields no game names, with the same bounds.
 ACTION_VALUES = {
     **card_components(ALL_CODES, STANDARD_52),
     **action_components(ACTION_INT, action_value_components(ACTION_INT, ACTION_DEPTH)),
@@ -212,7 +217,7 @@ class CreateMatchSchema(WholeNumbers, Schema):
         load_default=False,
         metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
-    # The creator's first human seat's (service/fair_seeds.py, give_creator_seed).
+    # The creator's first human seat's (service/matches/fair_seeds.py, give_creator_seed).
     client_seed = client_seed_field("; it is your first human seat's: a string needs one in `seats`")
 
     @ma.validates_schema
@@ -226,7 +231,7 @@ class CreateMatchSchema(WholeNumbers, Schema):
 
     @classmethod
     def json_schema_extra(cls) -> dict:
-        # Each game's seat counts and options, made from its engine (service/contract.py); and
+        # Each game's seat counts and options, made from its engine (service/http/contract.py); and
         # a seed of the creator's own is refused while a seat is open (docs/api.md, "Fair
         # deals"), unless the server runs with CARDTABLE_ALLOW_STACKED_DECK=1.
         extra = create_match_extra()
@@ -422,12 +427,12 @@ class ViewSchema(ViewBaseSchema):
 
     @classmethod
     def json_schema_extra(cls) -> dict:
-        # Documented as the union of the games' views (service/game_schemas.py), chosen by
+        # Documented as the union of the games' views (service/http/game_schemas.py), chosen by
         # `game`; the fields above are what the tests' marshmallow checks of a view read.
         return view_schema_replacement()
 
 
-# The common fields of every game's View (service/game_schemas.py refers to them), and the
+# The common fields of every game's View (service/http/game_schemas.py refers to them), and the
 # shapes the other answers' maps hold.
 ACTION_VALUES["ViewBase"] = component(ViewBaseSchema)
 ACTION_VALUES.update(answer_components(dict(OPTION_VALUE.metadata)))

@@ -9,17 +9,17 @@ from flask import Response, request, stream_with_context
 from flask.views import MethodView
 
 from engines.registry import GAMES
-from service import codec, errors, examples
-from service.extensions import Blueprint, bearer_token, declare_errors
-from service.feeds import feed_channel
-from service.my_matches import my_matches
-from service.player_feed import player_of
-from service.players import Player
-from service.rated import player_ratings
-from service.resources.auth import current_caller
-from service.resources.matches.feed_schemas import EventsQuerySchema, StreamHeadersSchema, StreamQuerySchema
-from service.resources.matches.routes import service
-from service.resources.players.schemas import (
+from service import codec, errors
+from service.http import examples
+from service.http.extensions import Blueprint, bearer_token, declare_errors
+from service.http.resources.auth import current_caller
+from service.http.resources.matches.feed_schemas import (
+    EventsQuerySchema,
+    StreamHeadersSchema,
+    StreamQuerySchema,
+)
+from service.http.resources.matches.routes import service
+from service.http.resources.players.schemas import (
     AppPlayerSchema,
     FeedStreamEventSchema,
     LeaderboardQuerySchema,
@@ -31,6 +31,11 @@ from service.resources.players.schemas import (
     PlayerTokenSchema,
     PutPlayerSchema,
 )
+from service.identity.players import Player
+from service.matches.my_matches import my_matches
+from service.matches.rated import player_ratings
+from service.notify.feeds import feed_channel
+from service.notify.player_feed import player_of
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players of an app; the calling player")
 
@@ -149,7 +154,7 @@ class MyEvents(MethodView):
         more follow; `last` is the newest entry's seq (ask after it to get only what comes
         next). 401 when the token stops holding during the wait (rotated, app revoked).
         """
-        # The feed's read authenticates the token (service/player_feed.py).
+        # The feed's read authenticates the token (service/notify/player_feed.py).
         token = bearer_token()
         player_id = player_of(token)
         assert token is not None

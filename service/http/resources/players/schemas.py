@@ -4,12 +4,12 @@ import json
 
 import marshmallow as ma
 
-from service.contract import ref
-from service.extensions import Schema
-from service.notices import TYPES
-from service.players import MAX_METADATA
-from service.resources.matches.feed_schemas import SseFrameSchema
-from service.resources.matches.schemas import name_field
+from service.http.contract import ref
+from service.http.extensions import Schema
+from service.http.resources.matches.feed_schemas import SseFrameSchema
+from service.http.resources.matches.schemas import name_field
+from service.identity.players import MAX_METADATA
+from service.matches.notices import TYPES
 
 # The app's metadata of a player: any JSON values, its own (the typed contract leaves them free).
 METADATA = {"additionalProperties": ref("MetadataValue")}

@@ -6,14 +6,13 @@ from __future__ import annotations
 from flask import Response
 from flask.views import MethodView
 
-from service import deliveries, errors, examples
-from service.deliveries import DELIVERY_ID
-from service.extensions import Blueprint, declare_errors
-from service.jobqueue import JobQueue
-from service.resources.auth import current_caller
-from service.resources.matches.routes import service
-from service.resources.players.routes import APP_KEY
-from service.resources.webhooks.schemas import (
+from service import errors
+from service.http import examples
+from service.http.extensions import Blueprint, declare_errors
+from service.http.resources.auth import current_caller
+from service.http.resources.matches.routes import service
+from service.http.resources.players.routes import APP_KEY
+from service.http.resources.webhooks.schemas import (
     CreatedWebhookSchema,
     CreateWebhookSchema,
     DeletedWebhookSchema,
@@ -24,8 +23,11 @@ from service.resources.webhooks.schemas import (
     WebhookSchema,
     WebhooksSchema,
 )
-from service.webhook_urls import UrlPolicy
-from service.webhooks import Endpoint, example_notice
+from service.infra.jobqueue import JobQueue
+from service.notify import deliveries
+from service.notify.deliveries import DELIVERY_ID
+from service.notify.url_guard import UrlPolicy
+from service.notify.webhooks import Endpoint, example_notice
 
 blp = Blueprint(
     "webhooks", __name__, url_prefix="/v1", description="Your app's webhook endpoints and their deliveries"

@@ -2,10 +2,10 @@
 
 import marshmallow as ma
 
-from service.deliveries import STATUSES
-from service.extensions import Schema
-from service.webhook_urls import MAX_URL
-from service.webhooks import DISABLED_REASONS, EVENT_TYPES
+from service.http.extensions import Schema
+from service.notify.deliveries import STATUSES
+from service.notify.url_guard import MAX_URL
+from service.notify.webhooks import DISABLED_REASONS, EVENT_TYPES
 
 MAX_DESCRIPTION = 200
 

@@ -1,12 +1,12 @@
 """gunicorn's own lines (starting, listening, booting and stopping workers, a worker that died)
-in the format of every other cardtable line (service/logs.py): `cardtable serve` runs gunicorn
-with `--logger-class service.gunicorn_logging.Logger`."""
+in the format of every other cardtable line (service/infra/logs.py): `cardtable serve` runs gunicorn
+with `--logger-class service.infra.gunicorn_logging.Logger`."""
 
 from __future__ import annotations
 
 from gunicorn import glogging
 
-from service import logs
+from service.infra import logs
 
 
 class Logger(glogging.Logger):
