@@ -14,10 +14,11 @@ from typing import Any
 
 from engines.registry import GAMES
 from service import errors
-from service.bootstrap import MatchService
 from service.identity.callers import Caller
 from service.matches.lobby_index import parse_member, table_hash
 from service.matches.match import match_options
+from service.matches.repository import MatchRepository
+from service.matches.seats import Seats
 
 # Index entries read per round trip while filling a page or looking for a seat.
 _BATCH = 20
@@ -65,14 +66,14 @@ def public_seats(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class Lobby:
-    def __init__(self, matches: MatchService):
-        self.matches = matches
-        self.index = matches.store.lobby
+    def __init__(self, repo: MatchRepository, seats: Seats):
+        self.repo, self.seats = repo, seats
+        self.index = repo.store.lobby
 
     def _listed(self, entry: str) -> dict[str, Any] | None:
         """The match of an index entry if it is still listed and waiting; else drop the entry."""
         parsed = parse_member(entry)
-        match = self.matches.repo.find(parsed[0]) if parsed else None
+        match = self.repo.find(parsed[0]) if parsed else None
         if match is None:
             self._drop_missing(entry)
             return None
@@ -155,14 +156,14 @@ class Lobby:
         # The match quick play hosts counts against its caller's live matches; an anonymous
         # caller's is not counted against its waiting matches: it is listed, for anyone to join
         # (docs/api.md, "Limits").
-        created = self.matches.create(body, caller, quick=True)
+        created = self.seats.create(body, caller, quick=True)
         host = {k: v for k, v in created["seats"][0].items() if k in ("token", "player")}
         return {"id": created["id"], "seat": 0, **host, "version": 0, "created": True}
 
     def _nearest_first(self, entries: list[str], game_id: str, player_id: str) -> list[str]:
         """A batch of the lobby's matches, those whose seated players' ratings in the game are
         nearest the player's first (oldest first among equals); unrated players count as new."""
-        players = self.matches.store.players
+        players = self.repo.store.players
 
         def rating(pid: str) -> float:
             return players.rating(pid, game_id)
@@ -170,7 +171,7 @@ class Lobby:
         mine = rating(player_id)
 
         def distance(entry: str) -> float:
-            match = self.matches.repo.find(entry.split(":")[1])
+            match = self.repo.find(entry.split(":")[1])
             seated = [s["player"] for s in match.record["seats"] if "player" in s] if match else []
             if not seated:
                 return float("inf")  # nobody rated to compare with: after the ones that are
@@ -183,7 +184,7 @@ class Lobby:
     ) -> dict[str, Any] | None:
         match_id = entry.split(":")[1]
         try:
-            joined = self.matches.join(match_id, name, client_seed, caller)
+            joined = self.seats.join(match_id, name, client_seed, caller)
         except errors.NotFound:
             self._drop_missing(entry)
             return None

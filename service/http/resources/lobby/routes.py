@@ -22,7 +22,8 @@ blp = Blueprint("lobby", __name__, url_prefix="/v1/matches", description="The lo
 def lobby() -> Lobby:
     app = current_app
     if "cardtable_lobby" not in app.extensions:
-        app.extensions["cardtable_lobby"] = Lobby(app.extensions["cardtable"])
+        svc = app.extensions["cardtable"]
+        app.extensions["cardtable_lobby"] = Lobby(svc.repo, svc.seats)
     return app.extensions["cardtable_lobby"]
 
 
