@@ -3,7 +3,7 @@
 The program's entry point (`python -m service.cli`, the `cardtable` script): the top layer, it may
 import every package of service/ and workers/ (tests/test_code_shape.py); nothing imports it.
 Beside it: serve's supervisor (supervisor), the operator's `apps` commands (apps), the load kit
-(loadtest/) and the tournament's plot (tournament_plot).
+(loadtest/) and the bots' tournament (tournament).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import sys
 
 from service.cli.apps import add_apps
 from service.cli.supervisor import Child, cores, supervise
+from service.cli.tournament import add_tournament
 from service.config import Config
 from service.infra import logs
 from service.infra.embedded import REDIS_URL_FILE
@@ -185,59 +186,6 @@ def cmd_openapi(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(done: int, total: int) -> None:
-    width = 30
-    filled = width * done // total
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} matches")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
-def cmd_tournament(args: argparse.Namespace) -> int:
-    from engines import tournament
-    from engines.errors import InvalidOptions
-    from engines.registry import GAMES
-
-    if args.game not in GAMES:
-        sys.exit(f"unknown game {args.game!r}; choose from {', '.join(sorted(GAMES))}")
-    levels = [lv.strip() for lv in args.seats.split(",")]
-    bad = [lv for lv in levels if lv not in tournament.LEVELS]
-    if bad or len(levels) < 2:
-        sys.exit(f"--seats takes two or more of {', '.join(tournament.LEVELS)}, comma-separated")
-    try:
-        options = json.loads(args.options) if args.options else {}
-        if not isinstance(options, dict):
-            raise ValueError("a JSON object is expected, e.g. '{\"target_wins\": 1}'")
-        # validated before the first match, so a bad option is one line, not a traceback
-        seats = len(tournament.seat_levels(GAMES[args.game], levels, 0)[0])
-        GAMES[args.game].validate_options(options, seats)
-    except (ValueError, InvalidOptions) as e:  # JSONDecodeError is a ValueError
-        sys.exit(f"--options: {e}")
-    try:
-        result = tournament.run(
-            GAMES[args.game],
-            levels,
-            args.matches,
-            args.seed,
-            options,
-            None if args.quiet else _progress,
-            args.max_decisions,
-        )
-    except RuntimeError as e:  # a match that did not end (engines.tournament.play_match)
-        sys.exit(f"tournament stopped: {e}")
-    print(f"{args.game}: {args.matches} matches, seed {args.seed}")
-    for side in result.sides:
-        lo, hi = side.interval()
-        print(f"  {side.level:>7}: win rate {side.rate:6.1%}  95% CI [{lo:6.1%}, {hi:6.1%}]")
-    if args.plot:
-        from service.cli.tournament_plot import plot
-
-        plot(result, args.plot, options)
-        print(f"plot written to {args.plot}")
-    return 0
-
-
 def cmd_loadtest(args: argparse.Namespace) -> int:
     import tempfile
     from contextlib import ExitStack
@@ -342,25 +290,6 @@ def _add_worker(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     worker.set_defaults(func=cmd_worker)
 
 
-def _add_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """`cardtable tournament`."""
-    tour = sub.add_parser("tournament", help="play bots against each other in-process and print win rates")
-    tour.add_argument("--game", required=True)
-    tour.add_argument("--seats", required=True, help="levels, comma-separated, e.g. pro,hard")
-    tour.add_argument("--matches", type=int, default=100)
-    tour.add_argument("--seed", type=int, default=1)
-    tour.add_argument("--options", default=None, help="match options as JSON, e.g. '{\"target_score\": 200}'")
-    tour.add_argument("--plot", default=None, help="write the ladder as a PNG")
-    tour.add_argument("--quiet", action="store_true", help="no progress bar")
-    tour.add_argument(
-        "--max-decisions",
-        type=int,
-        default=200_000,
-        help="stop with an error when one match takes more bot decisions than this (a stalled match)",
-    )
-    tour.set_defaults(func=cmd_tournament)
-
-
 def _add_loadtest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`cardtable loadtest`."""
     load = sub.add_parser(
@@ -407,7 +336,7 @@ def _add_openapi(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardtable", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_serve, _add_worker, _add_tournament, _add_loadtest, _add_openapi):
+    for add in (_add_serve, _add_worker, add_tournament, _add_loadtest, _add_openapi):
         add(sub)
     add_apps(sub, _default_data_dir())
     return parser

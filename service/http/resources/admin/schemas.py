@@ -5,7 +5,7 @@ import marshmallow as ma
 
 from engines.registry import GAMES
 from service.http.extensions import Schema
-from service.http.resources.matches.feed_schemas import HistorySchema
+from service.http.resources.matches.following_schemas import HistorySchema
 from service.http.resources.matches.schemas import ViewSchema
 from service.http.resources.players.schemas import MATCH_STATUSES, AppPlayerSchema
 

@@ -18,7 +18,7 @@ from service.http import examples
 from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.auth import current_caller
 from service.http.resources.matches import links
-from service.http.resources.matches.feed_schemas import (
+from service.http.resources.matches.following_schemas import (
     EventsQuerySchema,
     EventsSchema,
     HistorySchema,

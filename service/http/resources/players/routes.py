@@ -13,7 +13,7 @@ from service import codec, errors
 from service.http import examples
 from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.auth import current_caller
-from service.http.resources.matches.feed_schemas import (
+from service.http.resources.matches.following_schemas import (
     EventsQuerySchema,
     StreamHeadersSchema,
     StreamQuerySchema,
