@@ -3,7 +3,9 @@
 A commit derives its notices here, from the match as changed and the events of the change,
 and stores them with the commit as one outbox effect (service/matches/outbox.py), so that a notice
 exists exactly when its commit does. Handing the effect on gives each notice to the sinks the
-service was built with (service/notify.py): the players' own streams and the apps' webhooks.
+service was built with (service/bootstrap.py appends them): the players' own feeds
+(service/notify/feeds.py), their match lists (service/identity/players.py) and the apps' webhooks
+(service/notify/webhook_sink.py).
 
 Every app with a stake in the match gets its own copy of a notice: the app that created it
 (`record["app"]`) and the app of every seated player. A copy names only that app's players
