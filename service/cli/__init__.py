@@ -1,9 +1,9 @@
-"""The `cardtable` command: serve, worker, tournament, openapi, loadtest, apps.
+"""The `cardtable` command: serve, worker, tournament, openapi, loadtest.
 
-The program's entry point (`python -m service.cli`, the `cardtable` script): the top layer, it may
-import every package of service/ and workers/ (tests/test_code_shape.py); nothing imports it.
-Beside it: serve's supervisor (supervisor), the operator's `apps` commands (apps), the load kit
-(loadtest/) and the bots' tournament (tournament).
+The program's entry point (`python -m service.cli`, the `cardtable` script; `cardtable apps`
+too): the top layer, it may import every package of service/ and workers/
+(tests/test_code_shape.py); nothing imports it. Beside it: serve's supervisor (supervisor), the
+operator's `apps` commands (apps), the load kit (loadtest/) and the bots' tournament (tournament).
 """
 
 from __future__ import annotations
@@ -334,7 +334,8 @@ def _add_openapi(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardtable", description=__doc__)
+    # The first paragraph: the rest is for the code's reader.
+    parser = argparse.ArgumentParser(prog="cardtable", description=(__doc__ or "").partition("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for add in (_add_serve, _add_worker, add_tournament, _add_loadtest, _add_openapi):
         add(sub)
