@@ -31,7 +31,7 @@ import orjson
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from service.embedded import free_port, start_redis  # noqa: E402
+from service.infra.embedded import free_port, start_redis  # noqa: E402
 
 FLOOR_APP = """
 import os, json, redis
@@ -382,7 +382,7 @@ def main() -> None:
     rounds, finished = [], []
     import redis
 
-    from service.apps import Apps
+    from service.identity.apps import Apps
 
     # The app whose players play the player-token row (created before any server starts).
     _, app_key = Apps(redis.Redis.from_url(url)).create("bench", matches=100_000, rate=100_000)
@@ -437,7 +437,7 @@ def main() -> None:
             )
         import redis
 
-        from service.store import Store
+        from service.matches.store import Store
 
         store = Store(redis.Redis.from_url(url))
         # Random play makes some matches very long: report the hands of the largest.
@@ -491,7 +491,7 @@ def finished_matches(env: dict, ids: list[str]) -> tuple[list[str], int]:
     """The matches among `ids` that ended, and the largest record's size in bytes."""
     import redis
 
-    from service.store import Store
+    from service.matches.store import Store
 
     store = Store(redis.Redis.from_url(env["REDIS_URL"]))
     records = {m: store.load(m).record for m in ids}

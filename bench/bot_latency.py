@@ -25,9 +25,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from service.app import create_app  # noqa: E402
 from service.config import Config  # noqa: E402
-from service.embedded import start_redis  # noqa: E402
+from service.http.app import create_app  # noqa: E402
+from service.infra.embedded import start_redis  # noqa: E402
 
 
 def histograms(text: str) -> dict[str, dict]:

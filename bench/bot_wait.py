@@ -49,7 +49,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from engines.legal import complete  # noqa: E402
-from service.embedded import free_port  # noqa: E402
+from service.infra.embedded import free_port  # noqa: E402
 
 TABLES = {
     "spades": {"game": "spades", "seats": [{"kind": "human"}, *[{"kind": "bot", "level": "pro"}] * 3]},

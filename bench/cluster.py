@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from bench.api import drive, gunicorn, latency, spades_worker  # noqa: E402
-from service.embedded import free_port, start_redis  # noqa: E402
+from service.infra.embedded import free_port, start_redis  # noqa: E402
 from tests.cluster_helpers import Cluster  # noqa: E402
 
 
@@ -52,8 +52,8 @@ def spread(cluster: Cluster, queue_url: str, matches: int) -> str:
     through the real app and Redis): the commands each master ran meanwhile. Each match is
     created from an address of its own, as by many clients: one address's rate count is one
     key, on one node."""
-    from service.app import create_app
     from service.config import Config
+    from service.http.app import create_app
 
     config = Config(REDIS_URL=queue_url, STATE_URL=cluster.url, RATE_LIMIT=100000, LOG_LEVEL="WARNING")
     client = create_app(config).test_client()

@@ -1,5 +1,5 @@
 """Leaderboard pages against a bare ZREVRANGE of the same rows, in the same run
-(service/leaderboards.py; docs/performance.md, "Leaderboards").
+(service/ratings/leaderboards.py; docs/performance.md, "Leaderboards").
 
 Starts a private redis-server, puts 100,000 rated players on one board through
 `Leaderboards.record` (one call each, timed), then reads pages: the first page and a deep one
@@ -35,9 +35,9 @@ sys.path.insert(0, ROOT)
 import redis  # noqa: E402
 
 from bench.api import gunicorn  # noqa: E402
-from service.apps import Apps  # noqa: E402
-from service.embedded import free_port, start_redis  # noqa: E402
-from service.leaderboards import Leaderboards, board_keys, encode_cursor  # noqa: E402
+from service.identity.apps import Apps  # noqa: E402
+from service.infra.embedded import free_port, start_redis  # noqa: E402
+from service.ratings.leaderboards import Leaderboards, board_keys, encode_cursor  # noqa: E402
 
 GAME = "spades"
 APP = "bench-app"  # the board's app: main() makes a real app and uses its id, for the HTTP part

@@ -49,7 +49,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import api as movers  # noqa: E402  (bench/api.py: the movers, gunicorn, percentiles)
 
-from service.embedded import free_port, start_redis  # noqa: E402
+from service.infra.embedded import free_port, start_redis  # noqa: E402
 
 _LENGTH = re.compile(rb"(?i)\r\ncontent-length: *(\d+)")
 _SEQ = re.compile(rb"\nid: (\d+)\n")
@@ -77,7 +77,7 @@ class Waiters:
         self.failed: collections.Counter = collections.Counter()  # why, how many
 
     def open(self, kind: str, target: str, after: int) -> None:
-        """A waiter of `kind` (service/waiter_counts.py's kinds): `target` is the match id of a
+        """A waiter of `kind` (service/infra/waiter_counts.py's kinds): `target` is the match id of a
         match's waiter, the player token of a player's."""
         self.seen.append({})
         seen = self.seen[-1]
@@ -448,7 +448,7 @@ def main() -> None:
     tmp = tempfile.mkdtemp(prefix="cardtable-bench-waiters-")
     redis_proc, url = start_redis(os.path.join(tmp, "redis"))
     r = redis.Redis.from_url(url)
-    from service.apps import Apps
+    from service.identity.apps import Apps
 
     _, app_key = Apps(r).create("bench", matches=10**6, bot_matches=10**6, rate=10**9)
     env = dict(os.environ, REDIS_URL=url, CARDTABLE_RATE_LIMIT="1000000", PYTHONPATH=ROOT)

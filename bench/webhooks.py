@@ -41,11 +41,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from service import webhooks as webhook_registry  # noqa: E402
-from service.app import create_app  # noqa: E402
 from service.config import Config  # noqa: E402
-from service.embedded import start_redis  # noqa: E402
-from service.jobqueue import webhook_queue_names  # noqa: E402
+from service.http.app import create_app  # noqa: E402
+from service.infra.embedded import start_redis  # noqa: E402
+from service.infra.jobqueue import webhook_queue_names  # noqa: E402
+from service.notify import webhooks as webhook_registry  # noqa: E402
 
 LOCAL = {"CARDTABLE_WEBHOOK_ALLOW_HTTP": "1", "CARDTABLE_WEBHOOK_ALLOW_PRIVATE": "1"}
 

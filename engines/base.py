@@ -136,7 +136,7 @@ class Game:
     schema_version: int = 1
     move_events: tuple[str, ...] = ()  # the game's own event types besides the shared vocabulary
     # Each action type and the fields it may carry besides `type`: what `parse_action` takes at
-    # most. The contract's Action schema is made from these (service/contract.py), and
+    # most. The contract's Action schema is made from these (service/http/contract.py), and
     # tests/test_conformance.py checks that every listed action fits and an extra field is refused.
     actions: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -380,7 +380,7 @@ class Game:
     def _timeout(self, state: State, seat: int) -> list[Event]:
         raise MatchNotActive(f"{self.name} has no turn clock")
 
-    # --- the end of a match: what ratings are computed from (service/ratings.py) ----------
+    # --- the end of a match: what ratings are computed from (service/ratings/model.py) ----------
     def standings(self, state: State) -> list[int]:
         """Each seat's place in the finished match (MatchNotActive before): the winners share 0,
         the others follow by `standing_key`, a place counting the seats ahead (0, 1, 1, 3)."""

@@ -1,10 +1,10 @@
-"""The one error hierarchy every engine raises; the service maps it to HTTP (service/app.py)."""
+"""The one error hierarchy every engine raises; the service maps it to HTTP (service/http/app.py)."""
 
 
 class EngineError(Exception):
     """Base of every rule or request error an engine raises.
 
-    `error` is the machine id; the HTTP status is the service's business (service/app.py).
+    `error` is the machine id; the HTTP status is the service's business (service/http/app.py).
     The message is for people: it names the broken rule in a player's words.
     """
 

@@ -74,7 +74,7 @@ class Config:
     # and how often the overdue matches are looked at.
     SWEEP_GRACE: float = 5.0
     SWEEP_INTERVAL: float = 2.0
-    # How old an effect in a match's outbox is before the relay hands it on (service/outbox.py):
+    # How old an effect in a match's outbox is before the relay hands it on (service/matches/outbox.py):
     # the committing process hands it on itself within milliseconds unless it died.
     OUTBOX_GRACE: float = 2.0
     # Longest long-poll on /events (docs/api.md caps `wait` at 30 s), and how long one SSE
@@ -82,7 +82,7 @@ class Config:
     MAX_WAIT: int = 30
     STREAM_SECONDS: int = 300
     # Long-polls and streams one address holds open at once in each API process
-    # (service/wait_quota.py).
+    # (service/infra/wait_quota.py).
     MAX_WAITS_PER_ADDRESS: int = 1000
     # What one caller may take of the service (docs/api.md, "Limits"): requests a second per
     # address (0: twice RATE_LIMIT), and the live matches an address without an app key holds:
@@ -94,7 +94,7 @@ class Config:
     ANONYMOUS_WAITING_MATCHES: int = 10
     # What one match may take: how long it waits for players, joins, moves in all.
     WAITING_TTL: int = 3600
-    # How long a rematch waits for the people it reserved seats for (service/rematch.py).
+    # How long a rematch waits for the people it reserved seats for (service/matches/rematch.py).
     REMATCH_SECONDS: int = 300
     MAX_JOINS: int = 50
     MAX_VERSIONS: int = 20_000
@@ -105,12 +105,12 @@ class Config:
     METRICS_TOKEN: str = ""
     # Play only through apps: new matches and seats need an app key or a player token.
     REQUIRE_APP: bool = False
-    # Seconds an API process answers CORS from its copy of the apps' origins (service/cors.py).
+    # Seconds an API process answers CORS from its copy of the apps' origins (service/http/cors.py).
     ORIGINS_TTL: float = 5.0
     # A test-and-demo seam: every turn clock's seconds are multiplied by it when its deadline is
     # set (Match.restart_clock), so a test runs a clock of days in seconds. 1 in production.
     CLOCK_SCALE: float = 1.0
-    # A test-and-demo seam: every pro decision's floor (service/bots.py, PRO_FLOOR) is
+    # A test-and-demo seam: every pro decision's floor (service/matches/bots.py, PRO_FLOOR) is
     # multiplied by it, so a test holds decisions long enough to kill a worker under them. It
     # only lengthens a floor: a value below 1 counts as 1.
     BOT_FLOOR_SCALE: float = 1.0

@@ -2,7 +2,7 @@
 
 import gc
 
-from service.app import create_app
+from service.http.app import create_app
 
 app = create_app()
 

@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from service.config import Config
-from service.embedded import start_redis
+from service.infra.embedded import start_redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The whole run creates its matches from one address: the per-address limits on live matches
@@ -87,7 +87,7 @@ def worker(redis_url):
 
 @pytest.fixture(scope="session")
 def app(config):
-    from service.app import create_app
+    from service.http.app import create_app
 
     return create_app(config)
 

@@ -75,7 +75,7 @@ def replay(history: dict[str, Any], game: Game | None = None) -> int:
 
 
 def replay_timeout(game: Game, state: State, stored: list[dict[str, Any]], done: int) -> tuple[State, int]:
-    """Replay the change a turn clock made (service/clocks.py) from `state`, its `timed_out`
+    """Replay the change a turn clock made (service/matches/clocks.py) from `state`, its `timed_out`
     event at `stored[done]`: each run of the events it caused (marked `auto`) must be what one
     action the seat may take yields (a legal action or `resign`), or the engine's own timeout.
     Returns the state after it and the index of the first event after it."""

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from service import admin, examples
-from service.erasure import match_key
+from service.http import examples
+from service.matches import app_matches
+from service.privacy.erasure import match_key
 from tests.api_helpers import auth
 from tests.test_contract_examples import shape
 from tests.test_players import new_app, put_player, svc
@@ -101,7 +102,7 @@ def test_pages_read_in_turn_show_every_match_once_and_a_full_last_page_has_no_ne
 
 
 def test_a_page_that_looked_at_enough_matches_answers_short_with_a_cursor(client, table, monkeypatch):
-    monkeypatch.setattr(admin, "MAX_SKIPPED", 1)
+    monkeypatch.setattr(app_matches, "MAX_SKIPPED", 1)
     key = table["key"]
     # A page of 1 looks at 2 matches at most: the two newest are no active zhol, so the page is
     # empty, and where it stopped is its cursor.
@@ -114,7 +115,8 @@ def test_a_page_that_looked_at_enough_matches_answers_short_with_a_cursor(client
 def test_matches_that_expired_leave_the_list(client, svc, table):
     svc.store.state.delete(match_key(table["over"], "match"), match_key(table["over"], "events"))
     assert ids(listed(client, table["key"])) == [table["waiting"], table["live"]]
-    index = svc.store.state.zrange(admin.matches_key(svc.store.apps.authenticate(table["key"]).id), 0, -1)
+    app_id = svc.store.apps.authenticate(table["key"]).id
+    index = svc.store.state.zrange(app_matches.matches_key(app_id), 0, -1)
     assert table["over"].encode() not in index
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service.app import create_app
 from service.config import Config
-from service.resources.matches.schemas import ViewSchema
+from service.http.app import create_app
+from service.http.resources.matches.schemas import ViewSchema
 from tests.api_helpers import Api, auth, bot_input, cards_in, playable
 from tests.conftest import UNLIMITED_MATCHES
 

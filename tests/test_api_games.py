@@ -9,7 +9,7 @@ import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service.resources.matches.schemas import ViewSchema
+from service.http.resources.matches.schemas import ViewSchema
 from tests.api_helpers import Api, auth, bot_input, cards_in
 
 SCHEMA = ViewSchema()

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from service.app import create_app
 from service.config import Config
+from service.http.app import create_app
 from tests.api_helpers import auth
 
 
@@ -21,7 +21,7 @@ def svc(app):
 
 def in_one_second(calls: list[Callable[[], object]]) -> list:
     """The answers of `calls` made one after another within one one-second window of the rate
-    counts (service/rate_limit.py counts per int(time.time())): started right after a second
+    counts (service/infra/rate_limit.py counts per int(time.time())): started right after a second
     begins, and made again in the next second should they run over into it."""
     for _ in range(5):
         time.sleep(1.005 - time.time() % 1)

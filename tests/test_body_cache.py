@@ -1,4 +1,4 @@
-"""The JSON body cache of `service.extensions.Blueprint.arguments`: a small body's load is kept
+"""The JSON body cache of `service.http.extensions.Blueprint.arguments`: a small body's load is kept
 and reused, so each request must get its own copy, and a refused body is never kept."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import marshmallow as ma
 from flask import Flask
 from flask.views import MethodView
 
-from service.extensions import BODY_CACHE_BYTES, Api, Blueprint
+from service.http.extensions import BODY_CACHE_BYTES, Api, Blueprint
 
 
 class MoveSchema(ma.Schema):

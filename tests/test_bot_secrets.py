@@ -18,11 +18,11 @@ import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service.bots import PRO_FLOOR
+from service.bootstrap import build_service
 from service.config import Config
-from service.embedded import start_redis
-from service.matches import build_service
-from service.repository import Write
+from service.infra.embedded import start_redis
+from service.matches.bots import PRO_FLOOR
+from service.matches.repository import Write
 from tests.api_helpers import Api, auth, playable
 
 SPADES = GAMES["spades"]
@@ -84,7 +84,7 @@ def play_bots(
 
 
 class Recorder:
-    """A holder (service/bots.py) that notes each wait asked for and commits at once."""
+    """A holder (service/matches/bots.py) that notes each wait asked for and commits at once."""
 
     def __init__(self, holds: list[float]):
         self.holds = holds

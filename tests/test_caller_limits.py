@@ -11,9 +11,9 @@ import time
 import pytest
 import redis
 
-from service import hints
-from service.app import create_app
 from service.config import Config
+from service.http.app import create_app
+from service.matches import hints
 from tests.api_helpers import Api, auth
 
 HUMANS4 = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]

@@ -11,8 +11,8 @@ import time
 import pytest
 import redis
 
-from service.app import create_app
 from service.config import Config
+from service.http.app import create_app
 from tests.api_helpers import Api
 from tests.conftest import ROOT, UNLIMITED_MATCHES, worker_env
 

@@ -11,8 +11,8 @@ import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service.app import create_app
 from service.config import Config
+from service.http.app import create_app
 from tests.api_helpers import auth, bot_input
 from tests.cluster_helpers import running_cluster
 

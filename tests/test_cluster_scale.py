@@ -19,7 +19,7 @@ import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service.embedded import free_port
+from service.infra.embedded import free_port
 from tests.api_helpers import bot_input
 from tests.conftest import ROOT
 from tests.replay import replay

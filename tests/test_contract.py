@@ -97,7 +97,7 @@ def _check_redis(service: dict, replica: bool = False) -> None:
 
 def _password_of(url: str) -> str | None:
     """The password a client takes from the URL once compose put the variable's value in
-    (service/cluster.py reads a redis+cluster:// URL's this way)."""
+    (service/infra/cluster.py reads a redis+cluster:// URL's this way)."""
     url = re.sub(PASSWORD_VAR, "s3cret", url)
     if url.startswith("redis+cluster://"):
         return url.removeprefix("redis+cluster://").rpartition("@")[0].partition(":")[2]

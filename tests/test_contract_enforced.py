@@ -134,7 +134,7 @@ def test_the_name_pattern_refuses_exactly_the_names_the_server_refuses(served):
 
     from marshmallow import ValidationError
 
-    from service.resources.matches.schemas import NAME_PATTERN, _check_name
+    from service.http.resources.matches.schemas import NAME_PATTERN, _check_name
 
     pattern = served["components"]["schemas"]["Join"]["properties"]["name"]["pattern"]
     assert pattern == NAME_PATTERN
@@ -214,7 +214,7 @@ def spades_match(api):
 
 def test_the_action_schema_takes_the_types_and_fields_the_engines_declare(served):
     from engines.registry import GAMES
-    from service.contract_actions import game_action_name
+    from service.http.contract_actions import game_action_name
 
     schemas = served["components"]["schemas"]
     assert schemas["Action"]["anyOf"] == [
@@ -282,8 +282,8 @@ JSON_VALUES = st.recursive(
 def test_the_action_value_schema_admits_what_the_server_takes(served, value):
     from marshmallow import ValidationError
 
-    from service.contract import action_value_components
-    from service.resources.matches.schemas import _check_action_value
+    from service.http.contract import action_value_components
+    from service.http.resources.matches.schemas import _check_action_value
 
     def whole_floats(v) -> bool:
         # JSON Schema calls 1.0 an integer; the server's parser reads it as a float and refuses
@@ -299,9 +299,9 @@ def test_the_action_value_schema_admits_what_the_server_takes(served, value):
         takes = value is not None  # the top of a field is never null (allow_none off)
     except ValidationError:
         takes = False
-    # The action values describe the fields of a game that service/contract.py does not type
+    # The action values describe the fields of a game that service/http/contract.py does not type
     # (none of the four): checked as they would be served.
-    from service.resources.matches.schemas import ACTION_DEPTH, ACTION_INT
+    from service.http.resources.matches.schemas import ACTION_DEPTH, ACTION_INT
 
     doc = {"components": {"schemas": action_value_components(ACTION_INT, ACTION_DEPTH)}}
     assert admits(doc, "ActionValue", value) == takes, value
@@ -401,7 +401,7 @@ def test_the_contract_admits_exactly_the_tables_the_server_takes(client, served,
 
 def test_the_seat_counts_in_the_contract_are_the_engines(served):
     from engines.registry import GAMES
-    from service.contract import seat_counts
+    from service.http.contract import seat_counts
 
     assert seat_counts(GAMES["zhol"]) == [2, 4]
     for game in GAMES.values():
@@ -411,8 +411,8 @@ def test_the_seat_counts_in_the_contract_are_the_engines(served):
 
 
 def test_a_seed_with_an_open_seat_and_a_level_for_a_person_are_outside_the_contract(redis_url, served):
-    from service.app import create_app
     from service.config import Config
+    from service.http.app import create_app
 
     # A server as deployed: no stacked decks, so no seed of the creator's while a seat is open.
     plain = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=0, **UNLIMITED_MATCHES)).test_client()

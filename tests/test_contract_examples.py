@@ -11,9 +11,9 @@ import os
 import jsonschema_rs
 import pytest
 
-from service import examples
-from service.app import create_app
 from service.config import Config
+from service.http import examples
+from service.http.app import create_app
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -73,7 +73,8 @@ def test_every_component_schema_has_a_description():
 
 
 def required_errors(path: str, op: dict) -> set[int]:
-    """The error statuses the code can give for an operation (service/app.py, service/extensions.py)."""
+    """The error statuses the code can give for an operation (service/http/app.py,
+    service/http/extensions.py)."""
     need: set[int] = set()
     if "requestBody" in op:
         need |= {400, 413, 422}  # not JSON, over CARDTABLE_MAX_BODY, not the schema
@@ -88,7 +89,7 @@ def required_errors(path: str, op: dict) -> set[int]:
     if {"bearer": []} in op.get("security", []):
         need.add(401)  # a malformed Authorization header, or a token of no seat
     if op["operationId"] in ("createMatch", "joinMatch", "claimSeat", "quickPlay"):
-        need.add(401)  # an Authorization that is no app key or player token (service/app.py)
+        need.add(401)  # an Authorization that is no app key or player token (service/http/app.py)
     return need
 
 

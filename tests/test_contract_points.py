@@ -8,11 +8,11 @@ import secrets
 import pytest
 import redis
 
-from service.app import create_app
+from service.bootstrap import MatchService
 from service.config import Config
-from service.jobqueue import JobQueue, make_queue
-from service.matches import MatchService
-from service.store import Store
+from service.http.app import create_app
+from service.infra.jobqueue import JobQueue, make_queue
+from service.matches.store import Store
 from tests.api_helpers import Api, auth
 from tests.conftest import UNLIMITED_MATCHES
 
@@ -191,7 +191,7 @@ def test_a_failure_after_the_commit_keeps_the_idempotent_answer(redis_url, app):
     """The move is stored, then handing the bots' turn to the queue fails (its Redis is away):
     the client gets an error, but the key keeps the committed answer, so its retry gets that
     answer instead of a second move or a 412."""
-    from service.embedded import free_port
+    from service.infra.embedded import free_port
 
     dead = redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
     config = Config(REDIS_URL=redis_url, RATE_LIMIT=0, **UNLIMITED_MATCHES)

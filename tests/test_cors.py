@@ -11,8 +11,8 @@ import time
 import pytest
 
 from service import errors
-from service.app import create_app
 from service.config import Config
+from service.http.app import create_app
 from tests.api_helpers import auth
 from tests.test_apps_cli import apps as apps_command
 from tests.test_apps_cli import created

@@ -65,3 +65,18 @@ def test_every_relative_link_of_the_docs_leads_to_a_file_of_the_repository():
             if "://" not in target and not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert broken == []
+
+
+CODE_PATH = re.compile(r"(?<![\w/.-])((?:service|workers|engines|tests|bench|scripts)/[\w/.*<>-]*[\w/])")
+
+
+def test_every_code_path_the_docs_cite_exists():
+    """A page that names a module (`service/matches/store.py`, `workers/`) names one that is there:
+    the tree moves (docs/architecture.md, "The layout") and the pages move with it."""
+    missing = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            for cited in CODE_PATH.findall(line):
+                if not any(c in cited for c in "*<>") and not (ROOT / cited).exists():
+                    missing.append(f"{page.relative_to(ROOT)}:{number}: {cited}")
+    assert missing == []

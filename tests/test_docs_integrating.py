@@ -61,7 +61,7 @@ def test_the_page_walks_through_every_step_and_names_its_endpoints():
     text = PAGE.read_text(encoding="utf-8")
     for name in OPERATIONS:
         assert f"({name})" in text, f"docs/integrating.md does not name {name}"
-    # Sections the code cites (service/callers.py: "Credentials").
+    # Sections the code cites (service/identity/callers.py: "Credentials").
     assert "\n## Credentials\n" in text
     # The operator's step is the reader's command, as written; nothing test-only in the page.
     assert any('cardtable apps create "Ana\'s Cards" --json' in body for body, _ in todo)

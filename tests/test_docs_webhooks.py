@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from service.app import create_app
 from service.config import Config
-from service.embedded import free_port
-from service.webhooks import EVENT_TYPES
+from service.http.app import create_app
+from service.infra.embedded import free_port
+from service.notify.webhooks import EVENT_TYPES
 from tests.api_helpers import auth
 from tests.test_players import new_app
 from tests.webhook_helpers import LOCAL, until, webhook_worker

@@ -13,13 +13,15 @@ import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service import codec, rated, tombstones
-from service.app import create_app
+from service import codec
 from service.config import Config
-from service.erasure import ERASED_NAME, match_key, scrub_events
-from service.feeds import feed_key
-from service.outbox import encode
-from service.players import player_key
+from service.http.app import create_app
+from service.identity import tombstones
+from service.identity.players import player_key
+from service.matches import rated
+from service.matches.outbox import encode
+from service.notify.feeds import feed_key
+from service.privacy.erasure import ERASED_NAME, match_key, scrub_events
 from tests.api_helpers import auth, bot_input, playable
 from tests.conftest import UNLIMITED_MATCHES
 from tests.replay import replay

@@ -14,8 +14,8 @@ import pytest
 
 from engines import bots
 from engines.registry import GAMES
-from service.app import create_app
 from service.config import Config
+from service.http.app import create_app
 from tests.api_helpers import Api, auth, bot_input
 from tests.conftest import UNLIMITED_MATCHES
 from tests.replay import replay

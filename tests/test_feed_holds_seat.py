@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from service.following import Holder
+from service.matches.following import Holder
 from tests.api_helpers import Api, auth
 
 OPEN3 = [{"kind": "open"}] * 3

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.base import redact_event
-from service import tenure
-from service.following import Holder
-from service.store import channel
+from service.matches import tenure
+from service.matches.following import Holder
+from service.matches.store import channel
 from tests.api_helpers import Api, auth, playable
 
 SEATS = 3
@@ -62,7 +62,7 @@ class Table:
 
     def _note(self) -> None:
         """The events written since the last note were written while the seats were held as now;
-        and a seat whose token stopped holding it has a new tenure (service/tenure.py)."""
+        and a seat whose token stopped holding it has a new tenure (service/matches/tenure.py)."""
         match = self.svc.repo.load(self.id)
         for seq in range(len(self.held_at) + 1, match.event_count + 1):
             self.held_at[seq] = list(self.tokens)

@@ -64,7 +64,7 @@ def typed_call(fn, **kwargs):
 def typed_models(gen, game: str):
     """The generated models of `game`'s view and of each of its action types (SpadesBid,
     SpadesPlay, ...): the document's per-game schemas, named after the game and the type."""
-    from service.contract import _pascal
+    from service.http.contract import _pascal
 
     models = importlib.import_module("cardtable_client.models")
     p = _pascal(game)

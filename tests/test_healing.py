@@ -16,12 +16,12 @@ import redis
 
 from engines import bots as engine_bots
 from engines.registry import GAMES
-from service.app import create_app
+from service.bootstrap import MatchService, build_service
 from service.config import Config
-from service.embedded import start_redis
-from service.jobqueue import JobQueue, make_queue
-from service.matches import MatchService, build_service
-from service.store import Store
+from service.http.app import create_app
+from service.infra.embedded import start_redis
+from service.infra.jobqueue import JobQueue, make_queue
+from service.matches.store import Store
 from tests.conftest import ROOT, worker_env
 from tests.replay import replay
 from tests.webhook_helpers import until as wait_for  # poll until true (tests/test_outbox.py too)

@@ -18,11 +18,11 @@ import pytest
 import redis
 
 from engines.registry import GAMES
-from service.bots import PRO_FLOOR
+from service.bootstrap import MatchService, build_service
 from service.config import Config
-from service.embedded import start_redis
-from service.matches import MatchService, build_service
-from service.store import Store
+from service.infra.embedded import start_redis
+from service.matches.bots import PRO_FLOOR
+from service.matches.store import Store
 from tests.conftest import ROOT, UNLIMITED_MATCHES, worker_env
 from tests.replay import replay
 from tests.webhook_helpers import until

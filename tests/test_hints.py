@@ -208,7 +208,7 @@ def test_api_hint_is_the_same_when_only_hidden_cards_differ(api):
 
 
 def test_under_gevent_a_hint_computed_in_the_thread_pool_is_the_same(tmp_path):
-    """A gevent worker computes hints in gevent's thread pool (service.hints.compute): the answer
+    """A gevent worker computes hints in gevent's thread pool (service.matches.hints.compute): the answer
     is the one computed directly. Run in a child process, as monkey-patching is for good."""
     import json
     import subprocess
@@ -224,7 +224,7 @@ def test_under_gevent_a_hint_computed_in_the_thread_pool_is_the_same(tmp_path):
     script = (
         "from gevent import monkey; monkey.patch_all()\n"
         "import json, sys\n"
-        "from service.hints import compute\n"
+        "from service.matches.hints import compute\n"
         "view = json.load(open(sys.argv[1]))\n"
         "print(json.dumps(compute('zhol', view)))\n"
     )

@@ -7,8 +7,9 @@ import threading
 
 import pytest
 
-from service import errors, invitations
-from service.match import hash_token
+from service import errors
+from service.identity.tokens import hash_token
+from service.matches import invitations
 from tests.api_helpers import Api, auth
 
 HUMANS = [{"kind": "human", "name": n} for n in ("Ana", "Bo", "Cy", "Di")]

@@ -1,4 +1,4 @@
-"""service/leaderboards.py against a real private redis-server (and a real Redis Cluster)."""
+"""service/ratings/leaderboards.py against a real private redis-server (and a real Redis Cluster)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import redis
 from redis.crc import key_slot
 
 from service import errors
-from service.leaderboards import Leaderboards, board_keys, encode_cursor
+from service.ratings.leaderboards import Leaderboards, board_keys, encode_cursor
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,7 @@ def test_a_boards_keys_share_one_slot_and_boards_spread():
 
 
 def test_the_boards_work_on_a_redis_cluster(redis_cluster):
-    from service.cluster import state_client
+    from service.infra.cluster import state_client
 
     boards = Leaderboards(state_client(redis_cluster.url))
     app = f"app-{uuid.uuid4().hex[:8]}"

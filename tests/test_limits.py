@@ -289,7 +289,7 @@ def test_a_long_poll_longer_than_max_wait_is_cut_to_it(config):
     import dataclasses
     import time
 
-    from service.app import create_app
+    from service.http.app import create_app
 
     capped = Api(create_app(dataclasses.replace(config, MAX_WAIT=1)).test_client())
     match_id, _ = new_spades(capped)

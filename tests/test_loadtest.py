@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from service.loadtest import locustfile
+from service.cli.loadtest import locustfile
 from tests.serve_helpers import ROOT
 
 PROGRESS = re.compile(
@@ -85,6 +85,6 @@ def test_loadtest_refuses_a_service_log_with_a_host(tmp_path):
 
 def test_locustfile_ships_inside_the_package():
     path = locustfile()
-    assert path.endswith(os.path.join("service", "loadtest", "locustfile.py")) and os.path.isfile(path)
+    assert path.endswith(os.path.join("service", "cli", "loadtest", "locustfile.py")) and os.path.isfile(path)
     with open(path, encoding="utf-8") as f:
         assert "FastHttpUser" in f.read()

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.registry import GAMES
-from service.lobby_index import LobbyIndex
+from service.matches.lobby_index import LobbyIndex
 from tests.api_helpers import Api, auth
 from tests.serve_helpers import cardtable_serve
 from tests.test_fuzz import JSON
@@ -77,7 +77,7 @@ def test_lobby_pages_newest_first_with_an_opaque_cursor(api):
     mine = []
     for _ in range(5):
         mine.append(listed(api, [{"kind": "human"}, OPEN], game="zoliky")["id"])
-        # The index orders by the creation millisecond (service/lobby_index.py); matches created
+        # The index orders by the creation millisecond (service/matches/lobby_index.py); matches created
         # within one millisecond have no order among them, so these are a few apart.
         time.sleep(0.003)
     pages = lobby_pages(api, "game=zoliky&limit=2")

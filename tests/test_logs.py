@@ -1,4 +1,4 @@
-"""Logs as an operator reads them (service/logs.py, docs/architecture.md "Logs and traces"): quiet
+"""Logs as an operator reads them (service/infra/logs.py, docs/architecture.md "Logs and traces"): quiet
 by default, one JSON object a line with CARDTABLE_LOG_FORMAT=json, and a request's id on its own
 line and on the line of the bot turn it caused."""
 

@@ -1,4 +1,4 @@
-"""Notices: what each commit of an app's match tells its apps and players (service/notices.py),
+"""Notices: what each commit of an app's match tells its apps and players (service/matches/notices.py),
 as the notice sinks receive them in the process that commits."""
 
 from __future__ import annotations

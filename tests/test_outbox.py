@@ -15,10 +15,10 @@ import time
 import pytest
 import redis
 
-from service.app import create_app
-from service.callers import identify
 from service.config import Config
-from service.outbox import OUTBOX_KEY
+from service.http.app import create_app
+from service.identity.callers import identify
+from service.matches.outbox import OUTBOX_KEY
 from tests.conftest import ROOT, worker_env
 from tests.test_healing import (
     counters,
@@ -44,8 +44,8 @@ RELAY_ONLY = {
 DIES_AFTER_COMMIT = """
 import os, signal, sys
 from service.config import Config
-from service.matches import build_service
-from service.repository import MatchRepository
+from service.bootstrap import build_service
+from service.matches.repository import MatchRepository
 
 svc = build_service(Config(REDIS_URL=sys.argv[1], RATE_LIMIT=0))
 def killed(*args, **kwargs):
@@ -128,7 +128,7 @@ def test_a_turn_clock_started_by_a_process_killed_before_its_enqueue_still_runs_
 def test_the_ratings_of_a_rated_match_ended_by_a_process_killed_before_storing_them_are_relayed(
     private_redis,
 ):
-    from service.apps import Apps
+    from service.identity.apps import Apps
     from workers.relay import relay
 
     svc = service(private_redis)

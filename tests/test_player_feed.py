@@ -1,4 +1,4 @@
-"""A player's feed (service/feeds.py) on the real Redis, and `GET /v1/me/events` and
+"""A player's feed (service/notify/feeds.py) on the real Redis, and `GET /v1/me/events` and
 `GET /v1/me/stream` over it: numbering, a notice handed on twice stored once, the last 1,000
 kept, long-polls woken by a publish, SSE resumed after Last-Event-ID, a feed that ends once its
 token stops holding, bad input refused, and one player's entries never served to another."""
@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from service.feeds import FEED_LENGTH, FEED_TTL, feed_key, ids_key
-from service.players import player_key
+from service.identity.players import player_key
+from service.notify.feeds import FEED_LENGTH, FEED_TTL, feed_key, ids_key
 from tests.api_helpers import auth, playable
 from tests.test_players import new_app, put_player, svc
 
@@ -21,7 +21,7 @@ __all__ = ["svc"]  # the fixture this module borrows (tests/test_cluster.py re-r
 
 
 def notice(match_id: str, version: int, kind: str = "turn.started", **data) -> dict:
-    """A notice as the commit's notify effect carries it (service/notices.py)."""
+    """A notice as the commit's notify effect carries it (service/matches/notices.py)."""
     return {
         "id": f"{match_id}-{version}-{kind}",
         "app": "an-app-id",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
 from service.config import Config
-from service.cursors import MAX_SKIPPED
-from service.embedded import start_redis
-from service.erasure import match_key
-from service.players import match_list_key
+from service.http.app import create_app
+from service.identity.players import match_list_key
+from service.infra.cursors import MAX_SKIPPED
+from service.infra.embedded import start_redis
+from service.privacy.erasure import match_key
 from tests.api_helpers import auth, playable
 from tests.conftest import UNLIMITED_MATCHES
 

@@ -1,4 +1,4 @@
-"""service/ratings.py: openskill's Weng-Lin (PlackettLuce) ratings from a match's standings."""
+"""service/ratings/model.py: openskill's Weng-Lin (PlackettLuce) ratings from a match's standings."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from openskill.models import PlackettLuce
 
 from engines.registry import GAMES
-from service.ratings import DISPLAY_DECIMALS, rate
+from service.ratings.model import DISPLAY_DECIMALS, rate
 
 ZOLIKY, SPADES, THREE_THIRTEEN = GAMES["zoliky"], GAMES["spades"], GAMES["three-thirteen"]
 NEW = (25.0, 25 / 3)  # openskill's default rating

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from service.app import create_app
 from service.config import Config
-from service.embedded import start_redis
+from service.http.app import create_app
+from service.infra.embedded import start_redis
 from tests.api_helpers import auth
 from tests.conftest import UNLIMITED_MATCHES
 from tests.test_players import new_app, put_player, svc

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
 from service.config import Config
+from service.http.app import create_app
 from tests.api_helpers import auth
 
 WAITING = {"game": "zhol", "seats": [{"kind": "human"}, {"kind": "open"}]}

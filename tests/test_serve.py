@@ -14,7 +14,7 @@ import redis
 from rq import Worker
 
 from service.cli import build_parser
-from service.supervisor import cores
+from service.cli.supervisor import cores
 from tests.api_helpers import playable
 from tests.serve_helpers import ROOT, cardtable_serve
 

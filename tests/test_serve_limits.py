@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from service.embedded import free_port
+from service.infra.embedded import free_port
 from tests.conftest import worker_env
 from tests.serve_helpers import ROOT, wait_ready
 

@@ -10,11 +10,11 @@ import time
 import pytest
 import redis
 
-from service.app import create_app
-from service.cluster import pack_commands
 from service.config import Config
-from service.embedded import start_redis
-from service.store import Store
+from service.http.app import create_app
+from service.infra.cluster import pack_commands
+from service.infra.embedded import start_redis
+from service.matches.store import Store
 from tests.api_helpers import Api, auth
 from tests.conftest import UNLIMITED_MATCHES
 
@@ -85,7 +85,7 @@ def test_threads_never_read_each_others_replies(app):
 
 
 def test_redis_down_is_a_503_the_client_may_retry():
-    from service.embedded import free_port
+    from service.infra.embedded import free_port
 
     # Nothing listens on this port: every call that needs Redis fails to connect.
     app = create_app(Config(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0", RATE_LIMIT=100))
@@ -112,7 +112,7 @@ def test_a_cluster_that_serves_no_slot_is_a_503_and_leaves_the_catalogue_answeri
     """A real redis-server in cluster mode with no slot assigned answers every key command with
     CLUSTERDOWN, as a cluster does while it fails over: the rate count is skipped for what needs
     no store, and what does is a 503 the client may retry."""
-    from service.embedded import start_redis
+    from service.infra.embedded import start_redis
     from tests.cluster_helpers import cluster_port
 
     cluster = ("--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"))

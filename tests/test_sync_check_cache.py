@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from flask.views import MethodView
 
-from service.app import CardtableFlask
+from service.http.app import CardtableFlask
 
 
 def make_app() -> CardtableFlask:

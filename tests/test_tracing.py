@@ -1,4 +1,4 @@
-"""Traces (service/tracing.py): one trace from a move's request through the bot's RQ job it wakes to
+"""Traces (service/infra/tracing.py): one trace from a move's request through the bot's RQ job it wakes to
 that job's commit, recorded by the OpenTelemetry SDK's in-memory exporter.
 
 The API (a Flask app of this process) and a real RQ worker (CardtableWorker, which runs its jobs
@@ -16,10 +16,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from service import tracing
-from service.app import create_app
 from service.config import Config
-from service.jobqueue import make_queue, queue_names
+from service.http.app import create_app
+from service.infra import tracing
+from service.infra.jobqueue import make_queue, queue_names
 from tests.webhook_helpers import receiver
 from workers import jobs
 from workers.worker import CardtableWorker
@@ -103,8 +103,8 @@ def test_one_trace_runs_from_a_move_through_the_bots_job_to_its_commit(traced, c
 
 
 def test_a_webhook_post_carries_its_traces_context_to_the_receiver(traced, config):
-    from service.deliveries import Delivery
-    from service.webhooks import Endpoint
+    from service.notify.deliveries import Delivery
+    from service.notify.webhooks import Endpoint
     from workers.webhooks import attempt
 
     app = create_app(Config(**{**config.__dict__, "WEBHOOK_ALLOW_HTTP": True, "WEBHOOK_ALLOW_PRIVATE": True}))

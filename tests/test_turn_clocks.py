@@ -19,10 +19,10 @@ import pytest
 import redis
 
 from engines.registry import GAMES
-from service.app import create_app
 from service.config import Config
-from service.embedded import start_redis
-from service.options import MAX_TURN_SECONDS
+from service.http.app import create_app
+from service.infra.embedded import start_redis
+from service.matches.options import MAX_TURN_SECONDS
 from tests.api_helpers import Api, auth, playable
 from tests.conftest import ROOT, UNLIMITED_MATCHES, worker_env
 from tests.replay import replay, replay_timeout

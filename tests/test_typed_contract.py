@@ -1,6 +1,6 @@
 """The typed contract (issue #33): every view, event and action a match makes fits the schema
 of its game and type in the served OpenAPI document, so the per-game schemas
-(service/game_schemas.py, service/contract.py) cannot drift from the engines.
+(service/http/game_schemas.py, service/http/contract.py) cannot drift from the engines.
 
 Random playouts of every game, through each engine (easy bots, with random moves: their melds,
 lay-offs and swaps too) and through the HTTP API (the random client of
@@ -21,7 +21,7 @@ from engines import bots
 from engines.base import redact_event
 from engines.legal import TEMPLATE, complete, is_template
 from engines.registry import GAMES
-from service.contract import _pascal
+from service.http.contract import _pascal
 from tests.api_helpers import Api, auth
 from tests.test_template_conformance import TABLES
 

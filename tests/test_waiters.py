@@ -1,6 +1,6 @@
 """Waiting long-polls and SSE streams against a real `cardtable serve` (gunicorn's gevent worker)
 and a private real Redis: they hold no thread and no Redis connection each, a client that hangs
-up frees its waiter, and one subscription per process wakes them all (service/waiters.py)."""
+up frees its waiter, and one subscription per process wakes them all (service/infra/waiters.py)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import urllib.request
 import pytest
 import redis
 
-from service.embedded import free_port, start_redis
-from service.store import HOT_CONNECTIONS, POOL_CONNECTIONS
-from service.waiters import Waiter
+from service.infra.embedded import free_port, start_redis
+from service.infra.waiters import Waiter
+from service.matches.store import HOT_CONNECTIONS, POOL_CONNECTIONS
 from tests.serve_helpers import wait_ready
 from tests.test_serve import call
 
@@ -240,8 +240,8 @@ def test_a_lost_subscription_is_renewed_and_still_wakes_its_waiters(served):
 def test_players_feeds_wait_on_the_same_subscription_and_each_wakes_on_its_own(served):
     """`/v1/me/events` and `/v1/me/stream` are waiters like a match's: on the process's one
     subscription, counted by kind, each woken by a publish on its own player's feed only."""
-    from service.apps import Apps
-    from service.feeds import Feeds
+    from service.identity.apps import Apps
+    from service.notify.feeds import Feeds
 
     _, key = Apps(served.redis).create("feeds")
     tokens = []

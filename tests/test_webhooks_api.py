@@ -11,10 +11,10 @@ import time
 import pytest
 
 from service import errors
-from service.app import create_app
 from service.config import Config
-from service.webhook_urls import address_refusal
-from service.webhooks import MAX_ENDPOINTS, Webhooks
+from service.http.app import create_app
+from service.notify.url_guard import address_refusal
+from service.notify.webhooks import MAX_ENDPOINTS, Webhooks
 from tests.api_helpers import auth
 from tests.test_players import new_app, put_player
 

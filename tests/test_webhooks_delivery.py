@@ -12,9 +12,9 @@ import time
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from service.app import create_app
 from service.config import Config
-from service.jobqueue import delivery_job_id
+from service.http.app import create_app
+from service.infra.jobqueue import delivery_job_id
 from tests.api_helpers import auth
 from tests.test_players import new_app
 from tests.webhook_helpers import (

@@ -10,9 +10,9 @@ import random
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from service.app import create_app
 from service.config import Config
-from service.webhooks import EVENT_TYPES
+from service.http.app import create_app
+from service.notify.webhooks import EVENT_TYPES
 from tests.api_helpers import Api, auth, cards_in
 from tests.test_api_games import human_move
 from tests.test_players import new_app, put_player

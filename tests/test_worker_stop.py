@@ -18,7 +18,7 @@ import time
 import redis
 from rq import Queue, Worker
 
-from service.jobqueue import make_queue
+from service.infra.jobqueue import make_queue
 from tests.conftest import ROOT, worker_env
 from workers.worker import CardtableWorker
 

@@ -2,7 +2,7 @@
 worker so that a held decision holds no worker (docs/architecture.md, "Held decisions").
 
 A pro's decision in a match with a person is committed no sooner than its floor after its job
-started (service/bots.py, `decision_floor`), and a turn clock's job released before its
+started (service/matches/bots.py, `decision_floor`), and a turn clock's job released before its
 deadline acts no sooner than the deadline. Slept in the job, either wait kept the worker from
 every other job: one worker played at most ten Spades pro decisions a second, whatever the
 cores. Here the job computes the decision and returns; its commit waits in a heap ordered by due
@@ -37,7 +37,7 @@ DRAIN_WAIT = 10.0
 
 
 class Held(threading.Thread):
-    """The worker's `Holder` (service/bots.py): `hold` queues and returns at once."""
+    """The worker's `Holder` (service/matches/bots.py): `hold` queues and returns at once."""
 
     def __init__(self) -> None:
         super().__init__(name="cardtable-held", daemon=True)

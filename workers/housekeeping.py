@@ -29,7 +29,7 @@ from rq.scripts import acquire_or_refresh_lock, release_lock
 from rq.serializers import JSONSerializer
 
 from service.config import Config
-from service.jobqueue import queue_names, webhook_queue_names
+from service.infra.jobqueue import queue_names, webhook_queue_names
 
 log = logging.getLogger("cardtable.housekeeper")
 

@@ -6,10 +6,10 @@ import functools
 
 from rq import get_current_job
 
-from service import logs
-from service.bots import Bots, Holder
+from service.bootstrap import MatchService, build_service
 from service.config import Config
-from service.matches import MatchService, build_service
+from service.infra import logs
+from service.matches.bots import Bots, Holder
 
 # What waits out a pro's floor and a clock released early: a bot worker's own thread
 # (workers/held.py, set by workers/worker.py), else the service's default, which sleeps.

@@ -1,5 +1,5 @@
 """The relay: hands on the effects a commit wrote to its match's outbox when the process that
-committed did not (it died in between), then removes them (service/outbox.py,
+committed did not (it died in between), then removes them (service/matches/outbox.py,
 docs/architecture.md "The outbox").
 
 Run by the housekeeper with the sweeper (workers/housekeeping.py). It takes the index members
@@ -19,9 +19,9 @@ from typing import Any
 
 from rq.job import Job
 
-from service.jobqueue import bot_job_id, clock_job_id, rematch_job_id
-from service.match import Match
-from service.matches import MatchService
+from service.bootstrap import MatchService
+from service.infra.jobqueue import bot_job_id, clock_job_id, rematch_job_id
+from service.matches.match import Match
 from workers.sweeper import rq_queue
 
 log = logging.getLogger("cardtable.relay")
@@ -42,7 +42,7 @@ def relay(svc: MatchService, now: float | None = None) -> int:
         for _, effect in effects:
             if effect["kind"] in ("ratings", "notify"):
                 # Idempotent: applying ratings twice changes nothing, and every notice sink
-                # takes a notice it has already taken as a no-op (service/repository.py, NoticeSink).
+                # takes a notice it has already taken as a no-op (service/matches/repository.py, NoticeSink).
                 svc.repo.hand_on(match_id, effect, relayed=True)
             elif match is not None and _lost(svc, match, effect):
                 log.warning(

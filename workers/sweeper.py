@@ -22,8 +22,8 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.utils import str_to_date
 
-from service.jobqueue import JobQueue, bot_job_id, clock_job_id, rematch_job_id
-from service.matches import MatchService
+from service.bootstrap import MatchService
+from service.infra.jobqueue import JobQueue, bot_job_id, clock_job_id, rematch_job_id
 
 log = logging.getLogger("cardtable.sweeper")
 

@@ -1,6 +1,6 @@
 """One HTTP POST of a webhook delivery, to the address that was checked (docs/webhooks.md).
 
-The host is resolved and every address it has is checked (service/webhook_urls.py) right
+The host is resolved and every address it has is checked (service/notify/url_guard.py) right
 before the request, and the connection is made to a checked address, never by name again: a
 DNS answer that changes between the check and the connection (rebinding) cannot send the
 request into the service's own network. For https the TLS handshake still verifies the
@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from service.webhook_urls import Refused, Target, UrlPolicy
+from service.notify.url_guard import Refused, Target, UrlPolicy
 
 RESPONSE_BYTES = 1024  # of the receiver's answer kept with the delivery
 USER_AGENT = "cardtable-webhooks/1.0"

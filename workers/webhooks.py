@@ -23,13 +23,14 @@ from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
 from standardwebhooks.webhooks import Webhook
 
-from service import deliveries as delivery_records
-from service import tombstones, tracing
-from service.deliveries import ATTEMPT_TIMEOUT, Delivery
-from service.jobqueue import delivery_job_id
-from service.matches import MatchService
-from service.webhook_urls import UrlPolicy
-from service.webhooks import Endpoint
+from service.bootstrap import MatchService
+from service.identity import tombstones
+from service.infra import tracing
+from service.infra.jobqueue import delivery_job_id
+from service.notify import deliveries as delivery_records
+from service.notify.deliveries import ATTEMPT_TIMEOUT, Delivery
+from service.notify.url_guard import UrlPolicy
+from service.notify.webhooks import Endpoint
 from workers.jobs import service
 from workers.sweeper import rq_queue
 from workers.webhook_sender import Outcome, post

@@ -10,9 +10,9 @@ import time
 import redis
 from rq.worker import SimpleWorker
 
-from service import logs, tracing
 from service.config import Config
-from service.jobqueue import make_queue, queue_names, webhook_queue_names
+from service.infra import logs, tracing
+from service.infra.jobqueue import make_queue, queue_names, webhook_queue_names
 from workers.held import Held
 from workers.housekeeping import Housekeeper
 
@@ -52,7 +52,7 @@ class CardtableWorker(SimpleWorker):
 
     def execute_job(self, job, queue):
         """Run the job with its ids on every line it logs (the request that enqueued it, the
-        job's own) and in its span (service/tracing.py); one DEBUG line when it is done."""
+        job's own) and in its span (service/infra/tracing.py); one DEBUG line when it is done."""
         started = time.monotonic()
         with logs.bound(request_id=(job.meta or {}).get("request_id"), job_id=job.id), tracing.job_span(job):
             try:
@@ -117,7 +117,7 @@ def _hold_in_a_thread() -> Held:
 
 
 def _work_until_stopped(config: Config, names: list[str], burst: bool, rq_level: str) -> None:
-    """Run RQ's work loop (its per-job lines only at DEBUG: service/logs.py); whenever it ends
+    """Run RQ's work loop (its per-job lines only at DEBUG: service/infra/logs.py); whenever it ends
     for anything but a stop request (RQ quits on a Redis timeout, or on a connection error
     outside its dequeue), wait for Redis and start again."""
     backoff = 1.0

@@ -344,7 +344,7 @@ GAME = ZholGame(
             "integer", None, "seat of the first hand's first player (null: seat 0)", minimum=0, maximum=3
         ),
         "target_wins": Option("integer", 5, "crowns (hands won) that win the match", minimum=1, maximum=100),
-        # The service's clock option in every game (service/options.py), which Zhol has always had
+        # The service's clock option in every game (service/matches/options.py), which Zhol has always had
         # on: here its default is 60 and it runs in matches with several humans unless asked.
         "turn_seconds": Option(
             "integer",

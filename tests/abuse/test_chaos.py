@@ -31,9 +31,9 @@ import redis
 import requests
 
 from engines.base import redact_event
-from service.apps import Apps
-from service.embedded import REDIS_URL_FILE
-from service.store import Store
+from service.identity.apps import Apps
+from service.infra.embedded import REDIS_URL_FILE
+from service.matches.store import Store
 from tests.api_helpers import CARD_RE
 from tests.serve_helpers import cardtable_serve
 

@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 import pytest
 import redis
 
-from service.outbox import OUTBOX_KEY, encode
-from service.players import directory_key
+from service.identity.players import directory_key
+from service.matches.outbox import OUTBOX_KEY, encode
 from tests.serve_helpers import cardtable_serve
 from tests.test_apps_cli import created
 from tests.test_serve import call

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-from service.apps import Apps
+from service.identity.apps import Apps
 from tests.serve_helpers import cardtable_serve
 from tests.test_serve import _call_once, call
 

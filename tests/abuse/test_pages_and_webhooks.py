@@ -17,9 +17,9 @@ import httpx
 import pytest
 import redis
 
-from service.apps import Apps
-from service.cursors import MAX_SKIPPED
-from service.embedded import REDIS_URL_FILE, free_port
+from service.identity.apps import Apps
+from service.infra.cursors import MAX_SKIPPED
+from service.infra.embedded import REDIS_URL_FILE, free_port
 from tests.serve_helpers import cardtable_serve
 from tests.webhook_helpers import receiver, until
 

@@ -1,0 +1,77 @@
+"""The Lua scripts of service/matches/store.py: each runs on the match's own Redis (Cluster) slot, so it
+may read and write every key of the match atomically."""
+
+# KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
+# KEYS[2] events list, KEYS[3] outbox list (only when ARGV[10] is not '0'), and last the
+# idempotency key (only when ARGV[6] is not '')
+# ARGV[1] expected version ('-1': the match must not exist yet), ARGV[2] new version,
+# ARGV[3] record JSON, ARGV[4] events count after this write, ARGV[5] expiry in seconds,
+# ARGV[6] idempotency answer ('' for none), ARGV[7] its expiry, ARGV[8] channel to notify,
+# ARGV[9] this write's random id (kept in field w), ARGV[10] k, the number of effects,
+# ARGV[11] the seats' tenures (kept in field t, read with the events: service/matches/tenure.py),
+# ARGV[12..11+k] the effects for the outbox as JSON, ARGV[12+k..] new events as JSON.
+# Returns 1 when written, 0 when the version did not match (nothing written).
+COMMIT = """
+local cur = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '-1' then
+  if cur then return 0 end
+elseif cur ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'n', ARGV[4], 'data', ARGV[3], 'w', ARGV[9], 't', ARGV[11])
+local k = tonumber(ARGV[10])
+if #ARGV >= 12 + k then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 12 + k))
+end
+local ttl = tonumber(ARGV[5])
+redis.call('EXPIRE', KEYS[1], ttl)
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ttl) end
+if k > 0 then
+  redis.call('RPUSH', KEYS[3], unpack(ARGV, 12, 11 + k))
+  redis.call('EXPIRE', KEYS[3], ttl)
+end
+if ARGV[6] ~= '' then
+  redis.call('SET', KEYS[#KEYS], ARGV[6], 'EX', ARGV[7])
+end
+redis.call('PUBLISH', ARGV[8], ARGV[2])
+return 1
+"""
+# On a cluster a plain PUBLISH goes to every node; a shard channel (the match's hash tag, so
+# the slot the script already writes) only to the nodes of that slot.
+COMMIT_SHARDED = COMMIT.replace("'PUBLISH'", "'SPUBLISH'")
+
+# KEYS[1] idempotency key. ARGV[1] marker for a request in progress, ARGV[2] its expiry.
+# Returns nil when the key was free (now claimed), else the stored value.
+CLAIM = """
+local cur = redis.call('GET', KEYS[1])
+if cur then return cur end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return false
+"""
+
+# KEYS[1] match hash, KEYS[2] events list. ARGV[1] the version the events were read at,
+# ARGV[2] all of them as one compressed JSON array. Returns 1 when archived, 0 when the
+# match changed after the read (nothing written).
+ARCHIVE = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'z', ARGV[2])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+# KEYS[1] idempotency key, ARGV[1] the in-progress marker: delete the key only while it still
+# holds the marker, never a committed answer.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+# KEYS[1] the due index. ARGV[1] match id, ARGV[2] the score the sweeper read, ARGV[3] the
+# new score ('' removes the entry). Changes nothing if a commit moved the score meanwhile.
+RESCHEDULE = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""

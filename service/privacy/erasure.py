@@ -1,0 +1,356 @@
+"""Erasing a player (GDPR art. 17; docs/integrating.md, "Erasure"): its tokens, its place on
+the app's leaderboards, its name in every stored match it sat in, other players' feeds and the
+app's webhook deliveries, its feed and the player.
+
+First a tombstone (service/identity/tombstones.py): from then on a rating or notice handed on (by a
+commit that read a match before the erasure reached it, or by the relay) leaves it out.
+
+In each match the player ever sat down in (service/identity/players.py, `all_match_ids`: also those its
+lists forgot, a seat it left or handed on) and each it joined (service/matches/app_matches.py):
+
+- the player's seat keeps its `kind` (human) and everything the game needs, so the history
+  still replays, but its `name` becomes ERASED_NAME and `player`, `app` and `external` go:
+  nothing in it names the player any more, and no token acts in it;
+- a human seat of no player that shows a name the player had (every name it was given or
+  joined with, `Players.names_of`; a seat it handed over by invitation keeps the name when the
+  claimant gives none) shows ERASED_NAME too;
+- the `join` event that seated the player, and every other `join` or `claim` event carrying
+  a name the player had, carries ERASED_NAME, except the one that seated another app player
+  who still holds that seat;
+- what its outbox still holds forgets the player: a ratings effect, so applying it later puts
+  nobody back on a board, and notices naming it.
+
+A live match's seat changes through `MatchRepository.update` with no events: one
+compare-and-set commit, its version moves on, and a move decided on the old version is
+refused rather than undoing the change. A match that is over never moves again (its version is
+the number of its changes, which its history replays to): its record and archived events are
+rewritten in place by one script, checked against what was read.
+
+Then the feeds of the app's players seated in those matches lose the player's external id
+from their notices (other feeds are redacted as they are read, service/identity/tombstones.py), and so
+do the bodies and stored answers of the deliveries the app's endpoints list.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import zlib
+from typing import Any
+
+from engines.registry import GAMES
+from service import codec, errors
+from service.identity import tombstones
+from service.identity.players import Player, directory_key, player_key
+from service.matches import tenure
+from service.matches.app_matches import joined_key, player_match_ids
+from service.matches.match import Match
+from service.matches.outbox import encode as encode_effect
+from service.matches.repository import RETRIES, MatchRepository, Write
+from service.matches.store import Store
+from service.notify.deliveries import body_of, record_key
+from service.notify.feeds import feed_key
+
+ERASED_NAME = "Erased player"
+NAMED_EVENTS = ("join", "claim")  # the events that carry a seat's name (service/matches/seats.py)
+
+# KEYS[1] a list (a match's events or outbox). ARGV: pairs of an item as stored and what
+# replaces it. Each item found is replaced where it stands; returns how many were.
+REPLACE = """
+local wanted = {}
+for i = 1, #ARGV, 2 do wanted[ARGV[i]] = ARGV[i + 1] end
+local n = 0
+for i, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local new = wanted[item]
+  if new then
+    redis.call('LSET', KEYS[1], i - 1, new)
+    n = n + 1
+  end
+end
+return n
+"""
+
+# KEYS[1] the match hash of a match that is over. ARGV[1] the SHA-1 of its record as read,
+# ARGV[2] that of its archived events ('' when there were none), ARGV[3] the record to store,
+# ARGV[4] the archive to store ('' to keep it). The version stays. Returns 0, writing nothing,
+# when the record or the archive changed since the read.
+REWRITE_OVER = """
+local data = redis.call('HGET', KEYS[1], 'data')
+if not data or redis.sha1hex(data) ~= ARGV[1] then return 0 end
+local z = redis.call('HGET', KEYS[1], 'z')
+if (z and redis.sha1hex(z) or '') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'data', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'z', ARGV[4]) end
+return 1
+"""
+
+# KEYS[1] a delivery record. ARGV: triples of a field, its value as read and what replaces it;
+# a field changed meanwhile (an attempt's answer) is left, and so is a record gone.
+REWRITE_FIELDS = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 1, #ARGV, 3 do
+  if (redis.call('HGET', KEYS[1], ARGV[i]) or '') == ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+  end
+end
+return 1
+"""
+
+# KEYS[1] an app's directory of players. ARGV[1] an external id, ARGV[2] the player id it must
+# still name: a player made again meanwhile keeps its entry.
+FORGET = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
+def match_key(match_id: str, part: str) -> str:
+    """A key of a match, as service/matches/store.py names them (all under the match's hash tag)."""
+    return f"ct:{{m:{match_id}}}:{part}"
+
+
+class _Unchanged(Exception):
+    """The live path's change found nothing to scrub (or a match that is over): no commit."""
+
+
+class Erasure:
+    def __init__(self, repo: MatchRepository):
+        self.repo = repo
+        self.store: Store = repo.store
+        self.client: Any = repo.store.state
+        self._replace = self.client.register_script(REPLACE)
+        self._rewrite_over = self.client.register_script(REWRITE_OVER)
+        self._forget = self.client.register_script(FORGET)
+        self._rewrite_fields = self.client.register_script(REWRITE_FIELDS)
+
+    def erase(self, app_id: str, external: str) -> dict[str, Any] | None:
+        """Erase the app's player `external`; what was erased, or None when there is no such
+        player. Every step may run again: a request that failed half way is sent again."""
+        raw_id = self.client.hget(directory_key(app_id), external)
+        if raw_id is None:
+            return None
+        player_id = raw_id.decode()
+        # First of all: a rating or notice handed on from here on leaves the player out.
+        tombstones.begin(self.client, app_id, player_id, external)
+        player = self.store.players.get(player_id)
+        matches = 0
+        if player is not None:
+            # Its tokens next: from here on nothing acts as the player, and its open feeds end.
+            self.client.hset(player_key(player_id), "tokens", "[]")
+            self.store.feeds.wake(player_id)
+            ids = player_match_ids(self.store, player_id)
+            names, others = self._survey(player, ids)
+            matches = sum(self.scrub_match(match_id, player_id, external, names) for match_id in ids)
+            for other in others:
+                self._scrub_feed(other, external)
+        self._scrub_deliveries(app_id, external)
+        boards = self.store.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
+        key = player_key(player_id)
+        # With the player's hash goes its feed (the feed's script writes nothing for a player
+        # whose hash is gone, so a notice handed on later does not bring it back).
+        self.client.delete(
+            key,
+            *self.store.players.erasure_keys(player_id),
+            joined_key(player_id),
+            *self.store.feeds.keys(player_id),
+        )
+        # Before its external id is free again: a new player of that id is named in notices.
+        tombstones.end(self.client, app_id, external)
+        self._forget(keys=[directory_key(app_id)], args=[external, player_id])
+        return {"player": external, "matches": matches, "leaderboards": boards}
+
+    def _survey(self, player: Player, ids: list[str]) -> tuple[set[str], set[str]]:
+        """Every name the player shows in its matches (every name it had, those it joined
+        with, and its seats': the name it had when it sat down, or the one it joined with),
+        and the other players of its app seated in them, whose feeds got notices naming it."""
+        names = {player.name, *self.store.players.names_of(player.id)}
+        others: set[str] = set()
+        for match_id in ids:
+            match = self.repo.find(match_id)
+            if match is None:
+                continue
+            seat = match.seat_of_player(player.id)
+            if seat is not None:
+                names.add(match.record["seats"][seat].get("name") or player.name)
+            seated = (s.get("player") for s in match.record["seats"] if s.get("app") == player.app)
+            others.update(p for p in seated if p not in (None, player.id))
+        names.discard(ERASED_NAME)
+        return names, others
+
+    def scrub_match(self, match_id: str, player_id: str, external: str, names: set[str]) -> bool:
+        """Scrub one match of the player; whether anything in it changed."""
+        before = self.repo.find(match_id)
+        if before is None:
+            return False  # expired
+        # The player's seat, read before the live commit unbinds it: the event that seated
+        # the player is found through it.
+        bound = before.seat_of_player(player_id)
+        changed = self._scrub_live(match_id, player_id, names)
+        for _ in range(RETRIES):
+            done, scrubbed = self._scrub_stored(match_id, player_id, names, bound)
+            changed |= scrubbed
+            if done:
+                break
+        else:
+            raise errors.VersionConflict()
+        return self._scrub_outbox(match_id, player_id, external) or changed
+
+    def _scrub_live(self, match_id: str, player_id: str, names: set[str]) -> bool:
+        """The seats of a live match, in one commit; False when the match is over, gone or
+        names nobody to scrub."""
+
+        def change(match: Match) -> Write:
+            if match.over() or not scrub_seats(match.record, player_id, names):
+                raise _Unchanged()
+            return Write([], True)
+
+        try:
+            return self.repo.update(match_id, None, change)
+        except (_Unchanged, errors.NotFound):
+            return False
+
+    def _scrub_stored(
+        self, match_id: str, player_id: str, names: set[str], bound: int | None
+    ) -> tuple[bool, bool]:
+        """The events (in their list, or archived) and, once the match is over, its seats
+        rewritten in place. Whether that is done (not when the match changed meanwhile: read
+        it again), and whether anything changed."""
+        key = match_key(match_id, "match")
+        data, archived = self.client.hmget(key, "data", "z")
+        if data is None:
+            return True, False  # expired
+        match = Match(match_id, codec.loads(data))
+        record = match.record
+        protected = {s["seat"] for s in record["seats"] if s.get("player") not in (None, player_id)}
+        listed = self._scrub_list(match_key(match_id, "events"), bound, protected, names)
+        if listed and match.over() and archived is None:
+            # A match that just ended has its list folded into its archive right after the
+            # commit (Store.archive): read again, so a fold of the list as it was before is seen.
+            # Left open: a fold that read the list before the scrub and stores it after this
+            # second read (Store.archive checks the version only, which this erasure keeps).
+            return False, True
+        new_record = codec.dumps(record) if match.over() and scrub_seats(record, player_id, names) else b""
+        new_archive = b""
+        if archived is not None:
+            events = codec.loads(zlib.decompress(archived))
+            if scrub_events(events, bound, protected, names):
+                new_archive = zlib.compress(codec.dumps(events), 6)
+        if not new_record and not new_archive:
+            return True, listed
+        written = self._rewrite_over(
+            keys=[key],
+            args=[_sha1(data), _sha1(archived) if archived else "", new_record or data, new_archive],
+        )
+        return bool(written), listed or bool(written)
+
+    def _scrub_list(self, key: str, bound: int | None, protected: set[int], names: set[str]) -> bool:
+        raw = self.client.lrange(key, 0, -1)
+        events = [codec.loads(r) for r in raw]
+        changed = scrub_events(events, bound, protected, names)
+        if not changed:
+            return False
+        pairs = [part for i in sorted(changed) for part in (raw[i], codec.dumps(events[i]))]
+        self._replace(keys=[key], args=pairs)
+        return True
+
+    def _scrub_outbox(self, match_id: str, player_id: str, external: str) -> bool:
+        """What the match's outbox still holds (its committer died before handing it on, or
+        the relay has not removed it yet) forgets the player: a rated match's ratings effect,
+        and its notices (tombstones.py redacts those the relay read before this)."""
+        key = match_key(match_id, "outbox")
+        pairs: list[Any] = []
+        for raw in self.client.lrange(key, 0, -1):
+            effect = codec.loads(raw)
+            if effect.get("kind") == "ratings" and player_id in effect.get("players", {}):
+                del effect["players"][player_id]
+            elif effect.get("kind") == "notify" and any(
+                external in tombstones.named(n["data"]) for n in effect["notices"]
+            ):
+                effect["notices"] = [tombstones.without(n, {external: math.inf}) for n in effect["notices"]]
+            else:
+                continue
+            pairs += [raw, encode_effect(effect)]
+        if pairs:
+            self._replace(keys=[key], args=pairs)
+        return bool(pairs)
+
+    def _scrub_feed(self, player_id: str, external: str) -> None:
+        """Another player's feed keeps no notice naming the erased player (those a feed got
+        while its player sat elsewhere are redacted as they are read: service/identity/tombstones.py)."""
+        key = feed_key(player_id)
+        pairs: list[Any] = []
+        for raw in self.client.lrange(key, 0, -1):
+            entry = codec.loads(raw)
+            if _names_it(entry, external):
+                # The entry as the feed's script stores it: `seq` first, then the rest.
+                pairs += [raw, codec.dumps(tombstones.without(entry, {external: math.inf}))]
+        if pairs:
+            self._replace(keys=[key], args=pairs)
+
+    def _scrub_deliveries(self, app_id: str, external: str) -> None:
+        """The app's webhook deliveries its endpoints list: their bodies (sent again by a
+        retry) name the player no more, nor do the answers stored from the app's endpoints.
+        One a pending delivery no longer listed is redacted as it is sent (workers/webhooks.py)."""
+        for endpoint in self.store.webhooks.list(app_id):
+            for delivery in self.store.deliveries.listed(app_id, endpoint.id):
+                body = json.loads(delivery.payload)
+                changes: list[str] = []
+                if _names_it(body, external):
+                    shown = body_of(tombstones.without(body, {external: math.inf}))
+                    changes += ["payload", delivery.payload, shown]
+                if external in delivery.response:
+                    changes += [
+                        "response",
+                        delivery.response,
+                        delivery.response.replace(external, ERASED_NAME),
+                    ]
+                if changes:
+                    self._rewrite_fields(keys=[record_key(app_id, delivery.id)], args=changes)
+
+
+def scrub_seats(record: dict[str, Any], player_id: str, names: set[str]) -> bool:
+    """Take the player out of a match record's seats (see the module's docstring); whether
+    anything changed."""
+    changed = False
+    for s in record["seats"]:
+        if s.get("player") == player_id:
+            for gone in ("player", "app", "external"):
+                s.pop(gone, None)
+            tenure.hand_on(s)  # the player's feeds of the match end (its tokens are gone too)
+            s["name"] = ERASED_NAME
+            changed = True
+        elif s["kind"] == "human" and "player" not in s and s.get("name") in names:
+            s["name"] = ERASED_NAME
+            changed = True
+    return changed
+
+
+def scrub_events(
+    events: list[dict[str, Any]], bound: int | None, protected: set[int], names: set[str]
+) -> set[int]:
+    """Replace the player's name in `join` and `claim` events (see the module's docstring);
+    the indexes of the events changed. `bound`: the seat the player holds (None if none),
+    `protected`: the seats other app players hold."""
+    current: dict[int, int] = {}  # seat -> the event that seated whoever holds it now
+    for i, e in enumerate(events):
+        if e["type"] in NAMED_EVENTS:
+            current[e["seat"]] = i
+    keep = {current[s] for s in protected if s in current}
+    mine = current.get(bound) if bound is not None else None
+    changed = set()
+    for i, e in enumerate(events):
+        if e["type"] not in NAMED_EVENTS or i in keep or e.get("name") == ERASED_NAME:
+            continue
+        if i == mine or e.get("name") in names:
+            e["name"] = ERASED_NAME
+            changed.add(i)
+    return changed
+
+
+def _names_it(notice: dict[str, Any], external: str) -> bool:
+    return external in tombstones.named(notice["data"])
+
+
+def _sha1(raw: bytes) -> str:
+    return hashlib.sha1(raw).hexdigest()
