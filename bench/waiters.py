@@ -450,6 +450,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--waiters", type=int, default=5000)
     ap.add_argument("--player-share", type=float, default=0.5, help="of the waiters, players' feeds")
+    ap.add_argument(
+        "--stream-share",
+        type=float,
+        default=0.5,
+        help="of each kind of waiter, SSE streams (the rest long-polls)",
+    )
     ap.add_argument("--matches", type=int, default=1000, help="idle matches the match waiters spread over")
     ap.add_argument("--spectators", type=int, default=1000, help="waiters on the one match moved in phase 3")
     ap.add_argument("--fanout-moves", type=int, default=10)
@@ -511,11 +517,16 @@ def waiter_specs(args, port: int, app_key: str) -> list[tuple[str, str, int]]:
         print(f"{players} players made in {time.monotonic() - started:.1f} s")
     matches = create_matches(port, args.matches) if args.waiters > players else []
     after = 3  # match_created, match_started, deal
+
+    def streams(i: int) -> bool:
+        # --stream-share of each kind streams (interleaved), the rest long-poll.
+        return int((i + 1) * args.stream_share) > int(i * args.stream_share)
+
     specs = [
-        (("long_poll", "sse")[i % 2], matches[i % len(matches)][0], after)
+        ("sse" if streams(i) else "long_poll", matches[i % len(matches)][0], after)
         for i in range(args.waiters - players)
     ]
-    specs += [(("player_long_poll", "player_sse")[i % 2], t, 0) for i, t in enumerate(tokens)]
+    specs += [("player_sse" if streams(i) else "player_long_poll", t, 0) for i, t in enumerate(tokens)]
     random.Random(1).shuffle(specs)
     return specs
 
