@@ -328,7 +328,8 @@ def _install_request_ids(app: Flask) -> None:
                 pass
 
 
-# `GET /v1/me/events`, whose request count rides in its feed's first read (service/feeds.py).
+# `GET /v1/me/events`, whose request count rides in its feed's first read (service/feeds.py),
+# on the client's address: one round trip a long-poll round instead of two.
 FEED_POLL = "players.MyEvents"
 
 
@@ -342,10 +343,9 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     address, as no token would. Match calls load their match first thing, so their count rides
     in that round trip (RateLimiter.defer) and the token is checked against what it loads; a
     match call that never gets to its load (refused by validation) is counted on the address
-    afterwards; a player's long-poll (`GET /v1/me/events`) likewise counts in its feed's read.
-    Other calls (create, the catalogue, the spec, the docs) count on the address at once. While
-    Redis is away the catalogue, the spec and the docs still answer: their count is skipped
-    rather than turned into a 503.
+    afterwards (so is a player's long-poll, in its feed's read: `FEED_POLL`). Other calls (create,
+    the catalogue, the spec, the docs) count on the address at once. While Redis is away the
+    catalogue, the spec and the docs still answer: their count is skipped, not a 503.
     """
     limit, address_limit, unlimited = config.RATE_LIMIT, config.address_rate_limit, _unlimited(config)
 
@@ -362,14 +362,8 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
             return
         address = req.remote_addr or "-"
         window, endpoint = int(time.time()), req.endpoint or "unknown"
-        if req.endpoint == FEED_POLL:
-            # A player's long-poll reads its feed first thing: the count rides there (on the
-            # address: a player token is no seat's), one round trip a round instead of two.
-            svc.store.rates.defer(RateCheck(address, None, window, endpoint, limit, address_limit))
-            return
-        view_args = req.view_args
-        if view_args and "match_id" in view_args:
-            token = bearer_or_none()
+        if endpoint == FEED_POLL or "match_id" in (req.view_args or {}):
+            token = None if endpoint == FEED_POLL else bearer_or_none()  # a player's: no seat's
             digest = hash_token(token) if token else None
             svc.store.rates.defer(RateCheck(address, digest, window, endpoint, limit, address_limit))
             return

@@ -355,21 +355,7 @@ class Store:
             *outbox,
             *(codec.dumps(e) for e in events),
         ]
-        # Only keys the script writes: on a cluster, a slot being migrated serves a script only
-        # if every key it names exists on one side (else TRYAGAIN), and an unused placeholder
-        # never does.
-        keys = [
-            _key(match_id, "match"),
-            _key(match_id, "events"),
-            *([_key(match_id, "outbox")] if outbox else []),
-            *([idem_key] if idem_key else []),
-        ]
-        script = self._commit
-        joined = self.feeds.joined(notices) if notices and self.feeds.joins_commit else None
-        if joined is not None:
-            # Its keys and arguments after COMMIT's, and COMMIT's counts last (store_scripts.py).
-            keys, args = [*keys, *joined[0]], [*args, *joined[1], len(keys), len(args)]
-            script = self._commit_publishing
+        keys, args, script = self._commit_call(match_id, bool(outbox), idem_key, args, notices)
         pre = _index_entries(match_id, new_version, due, relay_at) if due is not None or outbox else []
         if pre and self.router is not None:
             # The indexes are on the queue Redis, another server: they must hold the entries before
@@ -383,6 +369,31 @@ class Store:
         if written and self._wait is not None and acked < self._wait[1]:
             raise ReplicaTimeout(f"{acked} of {self._wait[1]} replicas confirmed the commit in time")
         return written
+
+    def _commit_call(
+        self,
+        match_id: str,
+        outbox: bool,
+        idem_key: str,
+        args: list[Any],
+        notices: list[dict[str, Any]] | None,
+    ) -> tuple[list[str], list[Any], Any]:
+        """The commit script's keys, arguments and script: on one Redis, the one that also
+        publishes the notices to the players' feeds when they name any (`Feeds.joined`)."""
+        # Only keys the script writes: on a cluster, a slot being migrated serves a script only
+        # if every key it names exists on one side (else TRYAGAIN), and an unused placeholder
+        # never does.
+        keys = [
+            _key(match_id, "match"),
+            _key(match_id, "events"),
+            *([_key(match_id, "outbox")] if outbox else []),
+            *([idem_key] if idem_key else []),
+        ]
+        joined = self.feeds.joined(notices) if notices and self.feeds.joins_commit else None
+        if joined is None:
+            return keys, args, self._commit
+        # Its keys and arguments after COMMIT's, and COMMIT's counts last (store_scripts.py).
+        return [*keys, *joined[0]], [*args, *joined[1], len(keys), len(args)], self._commit_publishing
 
     def _after_lost_answer(
         self, keys: list[str], args: list[Any], pre: list[Group], expected: int | None, script: Any
