@@ -61,14 +61,12 @@ def feed_channel(player_id: str) -> str:
 # Appends notices to one player's feed: its hash, its feed (a list), its notice ids (a sorted
 # set), the feed's length and expiry, its channel, and `argv[first..last]`: pairs of a notice id
 # and its entry as a JSON object without `seq` (the function puts the seq first). Returns the
-# last seq, or -1 when the player is gone (erased, or never was: its hash holds no `player`,
-# and nothing is written for it). Shared by the publish script and the commit's
-# (`COMMIT_PUBLISHING`, service/store_scripts.py).
+# last seq, or -1 when the player is gone (erased, or never was: nothing is written for it).
+# Shared by the publish script and the commit's (`COMMIT_PUBLISHING`, service/store_scripts.py).
 PUBLISH_FUNCTION = """
 local function publish(hash, feed, ids, length, ttl, channel, argv, first, last)
-  local stored, player = unpack(redis.call('HMGET', hash, 'feed', 'player'))
-  if not player then return -1 end
-  local seq = tonumber(stored or '0')
+  if redis.call('EXISTS', hash) == 0 then return -1 end
+  local seq = tonumber(redis.call('HGET', hash, 'feed') or '0')
   local added, size = 0, 0
   for i = first, last, 2 do
     if not redis.call('ZSCORE', ids, argv[i]) then
