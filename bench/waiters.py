@@ -4,7 +4,8 @@ In one run, against gunicorn as `cardtable serve` runs it (2 gevent workers, `--
 and a private Redis with append-only persistence:
 
 1. baseline: bench/api.py's 32 closed-loop clients play Spades for --seconds, alone;
-2. the same with --waiters idle waiters open: --player-share of them players' feeds (one
+2. the same with --waiters idle waiters open (first, --idle-seconds without moves: the workers'
+   CPU per empty long-poll round): --player-share of them players' feeds (one
    player each, half `/v1/me/events?wait=30` long-polls, half `/v1/me/stream`), the rest on
    matches (half long-polls, half SSE, spread over --matches matches nobody plays); long-polls
    re-poll on every answer. Then, with them still open, --notice-turns turns of a Zhol match
@@ -75,6 +76,7 @@ class Waiters:
         self.seen: list[dict[int, float]] = []
         self.tasks: list[asyncio.Task] = []
         self.failed: collections.Counter = collections.Counter()  # why, how many
+        self.answered = 0  # long-poll answers (each a round: request, wait, answer)
 
     def open(self, kind: str, target: str, after: int) -> None:
         """A waiter of `kind` (service/infra/waiter_counts.py's kinds): `target` is the match id of a
@@ -101,6 +103,7 @@ class Waiters:
                 status, body = await _answer(reader)
                 now = time.monotonic()
                 assert status == 200, body
+                self.answered += 1
                 for e in body["events"]:
                     seen.setdefault(e["seq"], now)
                     after = e["seq"]
@@ -185,6 +188,12 @@ class Pool:
     def failed(self) -> collections.Counter:
         return self._ask("failed")
 
+    def answered(self) -> int:
+        """Long-poll answers so far, in every process."""
+        for pipe in self.pipes:
+            pipe.send(("answered",))
+        return sum(pipe.recv() for pipe in self.pipes)
+
     def _ask(self, command: str) -> collections.Counter:
         for pipe in self.pipes:
             pipe.send((command,))
@@ -226,6 +235,8 @@ async def _serve(port: int, conn) -> None:
             conn.send(await _fanout(waiters, port, *args))
         elif command == "failed":
             conn.send(waiters.failed)
+        elif command == "answered":
+            conn.send(waiters.answered)
         elif command == "close":
             await waiters.close()
             conn.send(waiters.failed)
@@ -406,6 +417,22 @@ def phase(args, port: int, master: int, r: redis.Redis, seed: int, app_key, duri
     return {"rate": moves / wall, "lat": lat, "health": health, "cpu": cpu / moves, **counted}
 
 
+def idle(args, master: int, pool: Pool) -> None:
+    """No moves for --idle-seconds: the workers' CPU over the long-poll rounds the waiters made
+    meanwhile (each an empty answer at the end of its wait, and the re-poll), the streams'
+    keep-alives and the housekeeping included."""
+    cpu0, answered0, start = movers.cpu_seconds(master), pool.answered(), time.monotonic()
+    time.sleep(args.idle_seconds)
+    cpu, rounds = movers.cpu_seconds(master) - cpu0, pool.answered() - answered0
+    wall = time.monotonic() - start
+    each = f"{1000 * cpu / rounds:.2f} ms" if rounds else "-"
+    print(
+        f"idle {wall:.0f} s, no moves: {rounds} empty long-poll rounds ({rounds / wall:.0f}/s), workers' CPU "
+        f"{cpu:.2f} s = {each} a round (keep-alives and housekeeping included); "
+        f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+
+
 def report(name: str, result: dict, base: dict | None) -> None:
     ratio = f" = {result['rate'] / base['rate']:.2f} x phase 1" if base else ""
     print(f"{name}: {result['rate']:.0f} moves/s{ratio}; moves {movers.latency(result['lat'])}")
@@ -423,6 +450,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--waiters", type=int, default=5000)
     ap.add_argument("--player-share", type=float, default=0.5, help="of the waiters, players' feeds")
+    ap.add_argument(
+        "--stream-share",
+        type=float,
+        default=0.5,
+        help="of each kind of waiter, SSE streams (the rest long-polls)",
+    )
     ap.add_argument("--matches", type=int, default=1000, help="idle matches the match waiters spread over")
     ap.add_argument("--spectators", type=int, default=1000, help="waiters on the one match moved in phase 3")
     ap.add_argument("--fanout-moves", type=int, default=10)
@@ -438,6 +471,12 @@ def main() -> None:
         type=float,
         default=1000,
         help="waiters connecting a second (a faster burst overflows the workers' listen queues)",
+    )
+    ap.add_argument(
+        "--idle-seconds",
+        type=float,
+        default=35,
+        help="before phase 2, this long without moves: the workers' CPU a long-poll round (0: skip)",
     )
     ap.add_argument("--app-movers", action="store_true", help="the movers are an app's players")
     ap.add_argument("--worker-class", choices=("gevent", "gthread"), default="gevent")
@@ -478,11 +517,16 @@ def waiter_specs(args, port: int, app_key: str) -> list[tuple[str, str, int]]:
         print(f"{players} players made in {time.monotonic() - started:.1f} s")
     matches = create_matches(port, args.matches) if args.waiters > players else []
     after = 3  # match_created, match_started, deal
+
+    def streams(i: int) -> bool:
+        # --stream-share of each kind streams (interleaved), the rest long-poll.
+        return int((i + 1) * args.stream_share) > int(i * args.stream_share)
+
     specs = [
-        (("long_poll", "sse")[i % 2], matches[i % len(matches)][0], after)
+        ("sse" if streams(i) else "long_poll", matches[i % len(matches)][0], after)
         for i in range(args.waiters - players)
     ]
-    specs += [(("player_long_poll", "player_sse")[i % 2], t, 0) for i, t in enumerate(tokens)]
+    specs += [("player_sse" if streams(i) else "player_long_poll", t, 0) for i, t in enumerate(tokens)]
     random.Random(1).shuffle(specs)
     return specs
 
@@ -510,6 +554,8 @@ def run(args, port: int, master: int, r: redis.Redis, pool: Pool, app_key: str) 
         f"{(mem1 - mem0) / args.waiters / 1024:.1f} KB per waiter"
     )
     print(f"  load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.idle_seconds:
+        idle(args, master, pool)
     loaded = phase(args, port, master, r, 2, app_key)
     report(f"phase 2, with {args.waiters} idle waiters", loaded, base)
     if args.notice_turns:

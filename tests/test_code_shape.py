@@ -78,6 +78,10 @@ UPWARD_EXCEPTIONS = {
     "service.matches.store imports service.notify.deliveries",
     "service.matches.store imports service.notify.feeds",
     "service.matches.store imports service.notify.webhooks",
+    # On one Redis the commit's script publishes a player's notices itself (one round trip a
+    # move: docs/performance.md, "Cheaper moves"), so it embeds the feed's Lua function. The
+    # feed's script is to be handed to the store by bootstrap, as the sinks are.
+    "service.matches.store_scripts imports service.notify.feeds",
     # The due index's one Lua script (RESCHEDULE) sits with the match store's scripts; it is
     # to move into service/infra/due_index.py with the next edit of service/matches/store_scripts.py.
     "service.infra.due_index imports service.matches.store_scripts",

@@ -10,6 +10,7 @@ import pytest
 from engines.cards import is_card
 from tests.api_helpers import Api, auth
 from tests.test_api_games import human_move, play_until, round_over
+from tests.test_player_feed import play_turn
 from tests.test_players import new_app, put_player, svc
 
 __all__ = ["svc"]  # the fixture this module borrows
@@ -195,3 +196,56 @@ def test_notices_a_sink_could_not_take_are_answered_and_later_relayed(client, sv
     handed = [(n["type"], relayed) for m, n, relayed in told if m == match_id]
     # The sinks after the failing one took them at once; the relay handed them on again.
     assert ("match.created", False) in handed and ("match.created", True) in handed
+
+
+def feed_of(svc, token: str) -> list[dict]:
+    """A player's whole feed as stored (its id is in its token, service/identity/players.py)."""
+    return svc.store.feeds.since(token[4:20], 0, 1000)[0]
+
+
+def a_pair(client, svc, names: tuple[str, str]) -> tuple[str, list[str]]:
+    """A Zhol match of two players of a new app: its id and their player tokens."""
+    key = new_app(svc)
+    tokens = [put_player(client, key, n) for n in names]
+    seats = [{"kind": "human", "player": n} for n in names]
+    r = client.post("/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(key))
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()["id"], tokens
+
+
+def test_on_one_redis_a_moves_commit_writes_its_notices_to_the_players_feeds_itself(client, svc):
+    if not svc.store.feeds.joins_commit:
+        pytest.skip("on a Redis Cluster the committer publishes after its commit")
+    match_id, (ana, bo) = a_pair(client, svc, ("one-ana", "one-bo"))
+    # No notice sink hands the commit's notices to the feeds now: only the commit's script can.
+    svc.repo.notice_sinks.remove(svc.store.feeds.take)
+    try:
+        view = play_turn(client, match_id, ana, random.Random(5))
+    finally:
+        svc.repo.notice_sinks.insert(0, svc.store.feeds.take)
+    turns = [e for e in feed_of(svc, bo) if e["type"] == "turn.started"]
+    assert [(e["data"]["seat"], e["data"]["version"]) for e in turns] == [(1, view["version"])]
+    assert [e["seq"] for e in feed_of(svc, bo)] == [1, 2, 3]  # created, started, Bo's turn
+
+
+def test_a_feed_the_commit_cannot_write_leaves_the_move_answered_and_the_relay_delivers_it_once(client, svc):
+    import time
+
+    from service.notify.feeds import feed_key
+    from workers.relay import relay
+
+    match_id, (ana, bo) = a_pair(client, svc, ("bad-ana", "bad-bo"))
+    before = feed_of(svc, bo)
+    state, key = svc.store.state, feed_key(bo[4:20])
+    state.delete(key)
+    state.set(key, "not a list")  # a write of Bo's feed fails (WRONGTYPE) inside the commit
+    view = play_turn(client, match_id, ana, random.Random(5))
+    assert view["turn"]["seat"] == 1 and view["status"] == "active"  # the move is stored and answered
+    state.delete(key)
+    relay(svc, now=time.time() + 60)
+    after = svc.store.feeds.since(bo[4:20], 0, 1000)[0]
+    turns = [e for e in after if e["type"] == "turn.started"]
+    assert [(e["data"]["seat"], e["data"]["version"]) for e in turns] == [(1, view["version"])]
+    relay(svc, now=time.time() + 60)  # handed on again: stored once
+    assert svc.store.feeds.since(bo[4:20], 0, 1000)[0] == after
+    assert len(before) == 2 and [e["seq"] for e in after] == [3]

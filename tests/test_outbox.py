@@ -149,3 +149,38 @@ def test_the_ratings_of_a_rated_match_ended_by_a_process_killed_before_storing_t
     page = svc.store.leaderboards.page(app.id, "zhol", 10)
     assert [p["player"] for p in page["players"]] == ["ana", "bo"]
     assert not outbox_of(redis.Redis.from_url(private_redis), match_id)
+
+
+@pytest.mark.slow
+def test_the_notices_of_a_move_by_a_process_killed_before_handing_on_reach_each_feed_exactly_once(
+    private_redis,
+):
+    from service.identity.apps import Apps
+    from workers.relay import relay
+
+    svc = service(private_redis)
+    app, key = Apps(svc.store.state).create("feeds")
+    tokens = {p: svc.store.players.put(app.id, p, p.title(), None)[1] for p in ("ana", "bo")}
+    seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
+    match_id = svc.create(
+        {"game": "zhol", "seats": seats}, identify(svc.store.apps, svc.store.players, key, None)
+    )["id"]
+    # Bo resigns in a process that dies right after its commit, handing nothing on.
+    die_after_commit(private_redis, f"svc.act({match_id!r}, {tokens['bo']!r}, {{'type': 'resign'}})")
+    feeds = {p: svc.store.players.find(app.id, p).id for p in ("ana", "bo")}
+
+    def kinds(player: str) -> list[str]:
+        entries, last = svc.store.feeds.since(feeds[player], 0, 100)
+        assert [e["seq"] for e in entries] == list(range(1, last + 1))
+        return [e["type"] for e in entries]
+
+    # On one Redis the commit's own script wrote the feeds: nothing waited for the hand-off.
+    told = ["match.created", "match.started", "match.over"]
+    assert kinds("bo") == told and kinds("ana")[-1] == "match.over"
+    before = kinds("ana")
+    # The relay hands the notify effect on again (here as the housekeeper calls it, once its
+    # grace has passed): every feed keeps each notice once, and the outbox is emptied.
+    relay(svc, now=time.time() + 60)
+    relay(svc, now=time.time() + 60)
+    assert kinds("bo") == told and kinds("ana") == before
+    assert not outbox_of(redis.Redis.from_url(private_redis), match_id)

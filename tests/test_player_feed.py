@@ -424,3 +424,21 @@ def test_one_feed_tells_a_player_of_each_turn_in_two_matches_to_their_ends(clien
         resp.close()
     sent = [json.loads(line[len("data: ") :]) for line in text.splitlines() if line.startswith("data: ")]
     assert sent == feed
+
+
+def test_a_players_long_polls_count_against_its_address_rate_limit(redis_url):
+    """The count rides in the feed's read (service/notify/feeds.py); a refused query still counts."""
+    from service.config import Config
+    from service.http.app import create_app
+
+    limited = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=3)).test_client()
+    key = limited.application.extensions["cardtable"].store.apps.create("feed rate app")[1]
+    token = put_player(limited, key, "rl-ana")
+    for query in ("?wait=0", "?wait=-1"):
+        # Within one second at most 3 pass; the window may roll over once mid-burst.
+        statuses = [limited.get(f"/v1/me/events{query}", headers=auth(token)).status_code for _ in range(8)]
+        assert 429 in statuses and statuses.count(429) >= 2, statuses
+        limited_answer = limited.get("/v1/me/events", headers=auth(token))
+        while limited_answer.status_code != 429:
+            limited_answer = limited.get("/v1/me/events", headers=auth(token))
+        assert limited_answer.get_json()["error"] == "rate_limited"

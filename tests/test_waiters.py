@@ -318,3 +318,34 @@ def test_serve_raises_its_open_file_limit_to_the_hard_limit():
     ).stdout.split()
     expected = hard if hard != resource.RLIM_INFINITY else 1 << 20
     assert [int(x) for x in out] == [expected, hard]
+
+
+def test_a_long_polls_wait_skips_its_second_read_only_while_its_channel_stayed_quiet(private_redis):
+    """A match's long-poll reads its events, then registers its waiter: it need not read again
+    when nothing can have been published between the two (service/matches/following.py)."""
+    from service.infra.waiters import Hub
+
+    client = redis.Redis.from_url(private_redis)
+    hub, name = Hub(client), "ct:{m:quiet-test}:chan"
+
+    def until(predicate) -> None:
+        deadline = time.monotonic() + 30
+        while not predicate():
+            assert time.monotonic() < deadline, "timed out"
+            time.sleep(0.01)
+
+    assert hub.mark(name) is None  # not subscribed before the read: the wait reads again
+    with hub.watch(name, "long_poll"):
+        mark = hub.mark(name)
+        with hub.watch(name, "long_poll"):
+            assert mark is not None and hub.quiet_since(name, mark)
+        # A commit published on the channel after the mark: the next waiter reads again.
+        client.publish(name, "7")
+        until(lambda: not hub.quiet_since(name, mark))
+        # The subscription's connection lost (notifications may be lost with it): reads again.
+        mark = hub.mark(name)
+        assert hub.quiet_since(name, mark)
+        client.client_kill_filter(_type="pubsub")
+        until(lambda: not hub.quiet_since(name, mark))
+        until(lambda: hub.mark(name) is not None)  # subscribed anew
+    assert hub.quiet_since(name, hub.mark(name))  # lingering after its last waiter left

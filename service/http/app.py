@@ -330,6 +330,11 @@ def _install_request_ids(app: Flask) -> None:
                 pass
 
 
+# `GET /v1/me/events`, whose request count rides in its feed's first read (service/notify/feeds.py),
+# on the client's address: one round trip a long-poll round instead of two.
+FEED_POLL = "players.MyEvents"
+
+
 def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     """A call with an app's key counts on its app alone, at most the app's `rate` a second, even
     with CARDTABLE_RATE_LIMIT at 0 (`_count_on_app`). Any other call: `CARDTABLE_RATE_LIMIT` a
@@ -340,9 +345,9 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     address, as no token would. Match calls load their match first thing, so their count rides
     in that round trip (RateLimiter.defer) and the token is checked against what it loads; a
     match call that never gets to its load (refused by validation) is counted on the address
-    afterwards. Other calls (create, the catalogue, the spec, the docs) count on the address at
-    once. While Redis is away the catalogue, the spec and the docs still answer: their count is
-    skipped rather than turned into a 503.
+    afterwards (so is a player's long-poll, in its feed's read: `FEED_POLL`). Other calls (create,
+    the catalogue, the spec, the docs) count on the address at once. While Redis is away the
+    catalogue, the spec and the docs still answer: their count is skipped, not a 503.
     """
     limit, address_limit, unlimited = config.RATE_LIMIT, config.address_rate_limit, _unlimited(config)
 
@@ -359,9 +364,8 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
             return
         address = req.remote_addr or "-"
         window, endpoint = int(time.time()), req.endpoint or "unknown"
-        view_args = req.view_args
-        if view_args and "match_id" in view_args:
-            token = bearer_or_none()
+        if endpoint == FEED_POLL or "match_id" in (req.view_args or {}):
+            token = None if endpoint == FEED_POLL else bearer_or_none()  # a player's: no seat's
             digest = hash_token(token) if token else None
             svc.store.rates.defer(RateCheck(address, digest, window, endpoint, limit, address_limit))
             return

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from service import errors
 from service.identity.tokens import hash_token
 from service.infra import cursors
@@ -112,7 +114,7 @@ def holds(stored_tokens: bytes | str | None, token: str) -> bool:
         return False
     digest = hash_token(token)
     found = False
-    for known in json.loads(stored_tokens):
+    for known in orjson.loads(stored_tokens):
         # Every token is compared, so timing says nothing about which one matched.
         found |= hmac.compare_digest(known, digest)
     return found

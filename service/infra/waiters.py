@@ -37,6 +37,7 @@ from typing import Any
 import redis
 
 from service.infra import waiter_counts
+from service.infra.waiter import Waiter
 from service.infra.waiter_counts import HEARTBEAT_SECONDS, KINDS, METRICS_KEY, REPORT_SECONDS
 
 log = logging.getLogger("cardtable.waiters")
@@ -49,94 +50,6 @@ CONFIRM_SECONDS = 5.0
 # Silence on the subscription after which the reader pings Redis; no answer to the ping
 # within as long again means a dead connection (Redis gone without a reset): reconnect.
 HEALTH_SECONDS = 15.0
-
-
-def _client_left(sock: Any) -> bool:
-    """Whether the client at the other end of `sock` has closed it (never blocks)."""
-    raw = getattr(sock, "_sock", sock)  # gevent's socket wraps the real one
-    try:
-        return raw.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-    except BlockingIOError:
-        return False  # nothing to read: still there
-    except (OSError, ValueError):
-        return True  # reset, or closed on our side
-
-
-def _gevent_loop() -> Any:
-    """The gevent event loop when this process runs under gevent's patching, else None."""
-    try:
-        from gevent import get_hub, monkey
-    except ImportError:
-        return None
-    return get_hub().loop if monkey.is_module_patched("socket") else None
-
-
-class Waiter:
-    """One waiting request: woken by a notification on its channel or by its client leaving."""
-
-    __slots__ = ("channel", "kind", "gone", "_event", "_sock", "_watcher", "_open")
-
-    def __init__(self, channel: str, kind: str, sock: Any = None):
-        self.channel = channel
-        self.kind = kind
-        self.gone = False  # the client hung up
-        self._event = threading.Event()  # gevent's Event under its patching
-        self._sock = sock
-        self._watcher: Any = None
-        self._open = True
-
-    def notify(self) -> None:
-        self._event.set()
-
-    def wait(self, timeout: float) -> bool:
-        """True when woken (by a notification, or its client leaving: see `gone`), False after
-        `timeout` seconds. Clears the wake-up, so events read after it are not missed."""
-        if self._sock is None or self._watcher is not None:
-            woke = self._event.wait(timeout)
-        else:
-            woke = self._poll_client(timeout)
-        self._event.clear()
-        return woke or self.gone
-
-    def _poll_client(self, timeout: float) -> bool:
-        # Threads: no event loop to watch the socket, so look at it once a second.
-        end = time.monotonic() + timeout
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            if self._event.wait(min(left, 1.0)):
-                return True
-            if _client_left(self._sock):
-                self.gone = True
-                return True
-
-    def _watch_client(self) -> None:
-        loop = _gevent_loop() if self._sock is not None else None
-        if loop is None:
-            return
-        try:
-            fd = self._sock.fileno()
-        except OSError:
-            self.gone = True
-            return
-        self._watcher = loop.io(fd, 1)  # 1: readable
-        self._watcher.start(self._readable)
-
-    def _readable(self) -> None:
-        # Runs in the event loop. A client waiting for its answer sends nothing, so a readable
-        # socket means it closed (EOF or reset), or it pipelined another request: either way
-        # one look is enough, and the watch stops (closed later by _unwatch, outside the loop).
-        self._watcher.stop()
-        if _client_left(self._sock):
-            self.gone = True
-            self._event.set()
-
-    def _unwatch(self) -> None:
-        if self._watcher is not None:
-            self._watcher.stop()
-            self._watcher.close()
-            self._watcher = None
 
 
 class _Channel:
@@ -171,6 +84,15 @@ class _Watching:
 
     def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
         raise NotImplementedError
+
+    def mark(self, channel: str) -> Any:
+        """Taken before a read, for `quiet_since`; None (never quiet) unless subscribed."""
+        return None
+
+    def quiet_since(self, channel: str, mark: Any) -> bool:
+        """Asked once a waiter of `channel` is registered: no notification can have come since
+        `mark`, so a read made after it saw every commit that will not wake the waiter."""
+        return False
 
     def wait_read(self, waiter: Waiter, key: Any, read: Callable[[], tuple], wait: float) -> tuple | None:
         """Up to `wait` seconds: `read()` after each wake-up; its first answer whose first item
@@ -277,6 +199,22 @@ class Hub(_Watching):
             if self._reads.get(key) is mine:
                 del self._reads[key]
 
+    def mark(self, channel: str) -> Any:
+        if self._pid != os.getpid():
+            return None
+        entry = self._channels.get(channel)
+        if entry is None or not entry.ready.is_set():
+            return None
+        return entry, entry.notified, self._epoch
+
+    def quiet_since(self, channel: str, mark: Any) -> bool:
+        # The same subscription, no notification since, the same connection (one lost may have
+        # lost some: the reader wakes every registered waiter once it is back).
+        if mark is None:
+            return False
+        entry, notified, epoch = mark
+        return entry.notified == notified and self._epoch == epoch and self._channels.get(channel) is entry
+
     def counts(self) -> dict[str, int]:
         """Open waiters of this process by kind."""
         if self._pid != os.getpid():
@@ -301,6 +239,7 @@ class Hub(_Watching):
         # SUBSCRIBE of one channel in flight at once each meet their own confirmation.
         self._expect: dict[str, collections.deque] = {}
         self._conn: Any = None
+        self._epoch = 0  # connections made or lost: notifications may be lost in between
         self._counts: collections.Counter = collections.Counter()
         self._pid = os.getpid()
         threading.Thread(target=self._read_forever, name="waiters-reader", daemon=True).start()
@@ -325,6 +264,7 @@ class Hub(_Watching):
         conn.connect()
         with self._lock:
             self._conn = conn
+            self._epoch += 1
             self._expect.clear()
             names = list(self._channels)
             for name in names:
@@ -351,6 +291,7 @@ class Hub(_Watching):
                 log.exception("waiters' subscription failed; reconnecting")
             with self._lock:
                 self._conn = None
+                self._epoch += 1
             if conn is not None:
                 conn.disconnect()
             time.sleep(backoff)

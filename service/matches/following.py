@@ -128,6 +128,7 @@ class Following:
         client: Any = None,
         match: Match | None = None,
         limit: int = EVENTS_PAGE,
+        mark: Any = None,
     ) -> tuple[list[dict], int, int | None]:
         """Events after `after` as `holder`'s seat may see them, long-polling up to `wait`
         seconds: at most `limit` of them, and the seq to ask after next when more follow.
@@ -135,17 +136,22 @@ class Following:
         The wait registers with the process's one subscription (service/infra/waiters.py) and
         holds no Redis connection; `client` (the client's socket) ends it when the client
         hangs up. `match`: the match with its events after `after` (loaded with
-        `events_after`), when the caller has just loaded it. The wait is capped
+        `events_after`), when the caller has just loaded it, and `mark` the waiters' mark of
+        the match's channel taken before that load (`Hub.mark`). The wait is capped
         at CARDTABLE_MAX_WAIT (deployments behind proxies with shorter idle timeouts)."""
         wait = min(wait, self.config.MAX_WAIT)
         if match is None or match.events_after is None:
+            mark = self.waiters.mark(channel(match_id)) if wait > 0 else None
             match = self.repo.load(match_id, events_after=after)
         version = match.version
         raw, now, tenures = match.events_after or [], None, match.events_tenures
         if not raw and wait > 0:
             with self.waiters.watch(channel(match_id), "long_poll", client) as waiter:
-                # Written between the first read and the subscription?
-                raw, now, tenures = self.store.events_since(match_id, after)
+                # Written between the first read and the subscription? Not when the channel
+                # was subscribed before that read and nothing came on it since: a long-poll
+                # re-polls within the channel's linger, so its usual round makes one read.
+                if not self.waiters.quiet_since(channel(match_id), mark):
+                    raw, now, tenures = self.store.events_since(match_id, after)
                 if not raw:
                     raw, now, tenures = self._wait_events(match_id, after, wait, waiter)
         more = len(raw) > limit

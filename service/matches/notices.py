@@ -58,7 +58,7 @@ def derive(match: Match, events: list[dict[str, Any]], at: float) -> list[dict[s
     if not found:
         return []
     version = match.next_version
-    stamp = datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    stamp = _stamp(at)
     out = []
     for app in apps:
         players = {s["seat"]: s for s in match.record["seats"] if s.get("app") == app and "player" in s}
@@ -82,6 +82,21 @@ def derive(match: Match, events: list[dict[str, Any]], at: float) -> list[dict[s
                 }
             )
     return out
+
+
+# The last whole second stamped and its RFC 3339 form, replaced as one tuple (threads share it).
+_second: tuple[int, str] = (-1, "")
+
+
+def _stamp(at: float) -> str:
+    """`at` in RFC 3339 with milliseconds (UTC), as datetime's isoformat writes it; the second's
+    part is made once a second (every commit of a player's match stamps its notices)."""
+    global _second
+    second, fraction = divmod(round(at * 1_000_000), 1_000_000)
+    cached = _second
+    if cached[0] != second:
+        cached = _second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    return f"{cached[1]}.{fraction // 1000:03d}Z"
 
 
 def _found(match: Match, events: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], int | None]]:

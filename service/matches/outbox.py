@@ -22,6 +22,7 @@ import json
 import time
 from typing import Any
 
+import orjson
 import redis
 
 from service.infra.jobqueue import Jobs
@@ -61,8 +62,11 @@ def rematch(version: int, deadline: float, at: float) -> dict[str, Any]:
     return {"kind": "rematch", "v": version, "deadline": deadline, "at": at}
 
 
-def encode(effect: dict[str, Any]) -> str:
-    return json.dumps(effect, separators=(",", ":"), sort_keys=True)
+def encode(effect: dict[str, Any]) -> bytes:
+    """The stored form of an effect: compact JSON with sorted keys, so the same effect always
+    encodes the same (the relay removes what it handed on by its stored form). orjson: a
+    player's match writes a notify effect with every move that hands the turn on."""
+    return orjson.dumps(effect, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
 
 class Outbox:

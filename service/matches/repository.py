@@ -202,6 +202,7 @@ class MatchRepository:
                 self._due(match, job) if job is not None else None,
                 ([outbox.encode(e) for e in effects], at + self.config.OUTBOX_GRACE) if effects else None,
                 tenures,
+                told,  # on one Redis the script publishes them to the players' feeds itself
             )
             if ok:
                 match.version = version + 1

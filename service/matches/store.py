@@ -36,7 +36,7 @@ from service.infra.waiters import ClusterHub, Hub
 from service.matches.invitations import Invitations
 from service.matches.lobby_index import LobbyIndex
 from service.matches.outbox import OUTBOX_KEY, Outbox, member
-from service.matches.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_SHARDED, RELEASE
+from service.matches.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_PUBLISHING, COMMIT_SHARDED, RELEASE
 from service.notify.deliveries import Deliveries
 from service.notify.feeds import Feeds
 from service.notify.webhooks import Webhooks
@@ -165,8 +165,9 @@ class Store:
         self.counters = Counters(self.state, self.shards)
         self.rates = RateLimiter(self._exchange, self.counters)
         self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
-        self._commit_src = COMMIT_SHARDED if self.cluster else COMMIT
-        self._commit = self.state.register_script(self._commit_src)
+        self._commit = self.state.register_script(COMMIT_SHARDED if self.cluster else COMMIT)
+        # The commit that also publishes its notices to the players' feeds (one Redis only).
+        self._commit_publishing = self.state.register_script(COMMIT_PUBLISHING)
         self._claim = self.state.register_script(CLAIM)
         self._archive = self.state.register_script(ARCHIVE)
         self._release = self.state.register_script(RELEASE)
@@ -177,7 +178,7 @@ class Store:
         self.outbox = Outbox(self.state, client, _key)
         # Its publish rides the hot path's own connections (one round trip for every player a
         # commit's notices name), like the match's load and commit.
-        self.feeds = Feeds(self.state, self._exchange)
+        self.feeds = Feeds(self.state, self._exchange, self.rates)
         # A change of a player's tokens wakes its waiting feeds, which then re-check theirs.
         self.apps = Apps(self.state, wake=self.feeds.wake)
         self.players = Players(self.state, wake=self.feeds.wake)
@@ -327,8 +328,9 @@ class Store:
         ttl: int,
         idempotency: tuple[str, bytes | str, int] | None = None,
         due: float | None = None,
-        effects: tuple[list[str], float] | None = None,
+        effects: tuple[list[bytes], float] | None = None,
         tenures: str = "",
+        notices: list[dict[str, Any]] | None = None,
     ) -> bool:
         """Store `record` as version expected+1 (or 0 for a new match) if nobody wrote meanwhile,
         the seats' `tenures` beside it (service/matches/tenure.py). With `due`, the match enters the due
@@ -336,7 +338,9 @@ class Store:
         enqueues the job, still leaves the entry the sweeper finds. An entry left by a commit
         that lost its race costs one look. `effects`: the encoded effects for the match's outbox
         (written by the script) and when the relay should look at them (its index entry goes
-        with the due index's, before the script; service/matches/outbox.py)."""
+        with the due index's, before the script; service/matches/outbox.py). `notices`: the commit's
+        notices, which on one Redis its script publishes to the players' feeds once it wrote
+        (`Feeds.joined`; they are in the outbox's notify effect too, for the relay)."""
         new_version = 0 if expected is None else expected + 1
         idem_key, idem_value, idem_ttl = idempotency or ("", "", 0)
         outbox, relay_at = effects or ([], 0.0)
@@ -355,6 +359,31 @@ class Store:
             *outbox,
             *(codec.dumps(e) for e in events),
         ]
+        keys, args, script = self._commit_call(match_id, bool(outbox), idem_key, args, notices)
+        pre = _index_entries(match_id, new_version, due, relay_at) if due is not None or outbox else []
+        if pre and self.router is not None:
+            # The indexes are on the queue Redis, another server: they must hold the entries before
+            # the commit can happen (a queue Redis that is away fails the move, not the match).
+            self._exchange(pre, retry=True)
+            pre = []
+        try:
+            written, acked = self._run_commit(keys, args, pre, script)
+        except (redis.ConnectionError, redis.TimeoutError):
+            written, acked = self._after_lost_answer(keys, args, pre, expected, script)
+        if written and self._wait is not None and acked < self._wait[1]:
+            raise ReplicaTimeout(f"{acked} of {self._wait[1]} replicas confirmed the commit in time")
+        return written
+
+    def _commit_call(
+        self,
+        match_id: str,
+        outbox: bool,
+        idem_key: str,
+        args: list[Any],
+        notices: list[dict[str, Any]] | None,
+    ) -> tuple[list[str], list[Any], Any]:
+        """The commit script's keys, arguments and script: on one Redis, the one that also
+        publishes the notices to the players' feeds when they name any (`Feeds.joined`)."""
         # Only keys the script writes: on a cluster, a slot being migrated serves a script only
         # if every key it names exists on one side (else TRYAGAIN), and an unused placeholder
         # never does.
@@ -364,22 +393,14 @@ class Store:
             *([_key(match_id, "outbox")] if outbox else []),
             *([idem_key] if idem_key else []),
         ]
-        pre = _index_entries(match_id, new_version, due, relay_at) if due is not None or outbox else []
-        if pre and self.router is not None:
-            # The indexes are on the queue Redis, another server: they must hold the entries before
-            # the commit can happen (a queue Redis that is away fails the move, not the match).
-            self._exchange(pre, retry=True)
-            pre = []
-        try:
-            written, acked = self._run_commit(keys, args, pre)
-        except (redis.ConnectionError, redis.TimeoutError):
-            written, acked = self._after_lost_answer(keys, args, pre, expected)
-        if written and self._wait is not None and acked < self._wait[1]:
-            raise ReplicaTimeout(f"{acked} of {self._wait[1]} replicas confirmed the commit in time")
-        return written
+        joined = self.feeds.joined(notices) if notices and self.feeds.joins_commit else None
+        if joined is None:
+            return keys, args, self._commit
+        # Its keys and arguments after COMMIT's, and COMMIT's counts last (store_scripts.py).
+        return [*keys, *joined[0]], [*args, *joined[1], len(keys), len(args)], self._commit_publishing
 
     def _after_lost_answer(
-        self, keys: list[str], args: list[Any], pre: list[Group], expected: int | None
+        self, keys: list[str], args: list[Any], pre: list[Group], expected: int | None, script: Any
     ) -> tuple[bool, int]:
         """The connection dropped before a commit's answer came: the write may or may not have
         happened. Its id, stored with it, tells which (asked on a new connection, which raises
@@ -396,20 +417,22 @@ class Store:
             # Not written, and nobody else wrote: send it once more (the version check in the
             # script still guards it). Callers never see the lost attempt: a bot's job or a
             # clock's would otherwise end as stale and leave the match waiting.
-            return self._run_commit(keys, args, pre)
+            return self._run_commit(keys, args, pre, script)
         raise redis.ConnectionError("the commit's answer was lost and another writer came since")
 
-    def _run_commit(self, keys: list[str], args: list[Any], pre: list[Group]) -> tuple[bool, int]:
+    def _run_commit(
+        self, keys: list[str], args: list[Any], pre: list[Group], script: Any
+    ) -> tuple[bool, int]:
         """Whether the script wrote, and how many replicas confirmed it (WAIT, on the same
         connection right after the script, counts this connection's writes)."""
         wait = [] if self._wait is None else [self._wait]
-        script = (len(keys), *keys, *args)
+        called = (len(keys), *keys, *args)
         try:
-            commit = [("EVALSHA", self._commit.sha, *script), *wait]
+            commit = [("EVALSHA", script.sha, *called), *wait]
             *_, replies = self._exchange([*pre, (keys[0], commit)], retry=False)
         except redis.exceptions.NoScriptError:
             # Redis restarted or its script cache was flushed: EVAL loads the script again.
-            reload = [("EVAL", self._commit_src, *script), *wait]
+            reload = [("EVAL", script.script, *called), *wait]
             ((*replies,),) = self._exchange([(keys[0], reload)], retry=False)
         return bool(replies[0]), int(replies[1]) if wait else 0
 

@@ -1,6 +1,8 @@
 """The Lua scripts of service/matches/store.py: each runs on the match's own Redis (Cluster) slot, so it
 may read and write every key of the match atomically."""
 
+from service.notify.feeds import PUBLISH_FUNCTION
+
 # KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
 # KEYS[2] events list, KEYS[3] outbox list (only when ARGV[10] is not '0'), and last the
 # idempotency key (only when ARGV[6] is not '')
@@ -39,6 +41,37 @@ return 1
 # On a cluster a plain PUBLISH goes to every node; a shard channel (the match's hash tag, so
 # the slot the script already writes) only to the nodes of that slot.
 COMMIT_SHARDED = COMMIT.replace("'PUBLISH'", "'SPUBLISH'")
+
+# On one Redis (never a cluster: a player's feed is in another slot): COMMIT, then, once it
+# wrote, its notices published to the players' feeds (service/notify/feeds.py, `Feeds.joined`), in
+# the same script, so a move that makes notices costs one round trip, not two. KEYS: COMMIT's,
+# then three a player (its hash, feed, notice ids). ARGV: COMMIT's, then for each player its
+# channel, its count of notices n and n pairs (notice id, entry), then the feeds' length and
+# expiry, COMMIT's count of keys and of arguments. Returns what COMMIT does. A feed that cannot
+# be written (a key of the wrong type) leaves the commit written and answered: its notices wait
+# in the outbox for the relay, as when the committer could not publish them.
+COMMIT_PUBLISHING = (
+    "local function commit(KEYS, ARGV)\n"
+    + COMMIT
+    + "end\n"
+    + PUBLISH_FUNCTION
+    + """
+local n = #ARGV
+local nk, na = tonumber(ARGV[n - 1]), tonumber(ARGV[n])
+local ck, ca = {}, {}
+for i = 1, nk do ck[i] = KEYS[i] end
+for i = 1, na do ca[i] = ARGV[i] end
+if commit(ck, ca) ~= 1 then return 0 end
+local length, ttl = tonumber(ARGV[n - 3]), ARGV[n - 2]
+local a = na + 1
+for k = nk + 1, #KEYS, 3 do
+  local count = tonumber(ARGV[a + 1])
+  pcall(publish, KEYS[k], KEYS[k + 1], KEYS[k + 2], length, ttl, ARGV[a], ARGV, a + 2, a + 1 + 2 * count)
+  a = a + 2 + 2 * count
+end
+return 1
+"""
+)
 
 # KEYS[1] idempotency key. ARGV[1] marker for a request in progress, ARGV[2] its expiry.
 # Returns nil when the key was free (now claimed), else the stored value.

@@ -31,6 +31,7 @@ from redis.cluster import RedisCluster
 from service import codec
 from service.identity import tombstones
 from service.identity.players import player_key
+from service.infra.rate_limit import RateLimiter
 
 # The store's round trip on its own connections (service/matches/store.py, `Store._exchange`): groups
 # of commands by the key whose node takes them, and whether a dropped read may be repeated.
@@ -58,32 +59,41 @@ def feed_channel(player_id: str) -> str:
     return f"{player_key(player_id)}:chan"
 
 
-# KEYS[1] the player's hash, KEYS[2] its feed (a list), KEYS[3] the notice ids (a sorted set).
-# ARGV[1] FEED_LENGTH, ARGV[2] FEED_TTL, ARGV[3] the channel, then pairs: a notice id and its
-# entry as a JSON object without `seq` (the script puts the seq first). Returns the last seq,
-# or -1 when the player is gone (erased, or never was: nothing is written for it).
-PUBLISH = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local seq = tonumber(redis.call('HGET', KEYS[1], 'feed') or '0')
-local length = tonumber(ARGV[1])
-local added = 0
-for i = 4, #ARGV, 2 do
-  if not redis.call('ZSCORE', KEYS[3], ARGV[i]) then
-    seq = seq + 1
-    added = added + 1
-    redis.call('RPUSH', KEYS[2], '{"seq":' .. seq .. ',' .. string.sub(ARGV[i + 1], 2))
-    redis.call('ZADD', KEYS[3], seq, ARGV[i])
+# Appends notices to one player's feed: its hash, its feed (a list), its notice ids (a sorted
+# set), the feed's length and expiry, its channel, and `argv[first..last]`: pairs of a notice id
+# and its entry as a JSON object without `seq` (the function puts the seq first). Returns the
+# last seq, or -1 when the player is gone (erased, or never was: nothing is written for it).
+# Shared by the publish script and the commit's (`COMMIT_PUBLISHING`, service/matches/store_scripts.py).
+PUBLISH_FUNCTION = """
+local function publish(hash, feed, ids, length, ttl, channel, argv, first, last)
+  if redis.call('EXISTS', hash) == 0 then return -1 end
+  local seq = tonumber(redis.call('HGET', hash, 'feed') or '0')
+  local added, size = 0, 0
+  for i = first, last, 2 do
+    if not redis.call('ZSCORE', ids, argv[i]) then
+      seq = seq + 1
+      added = added + 1
+      size = redis.call('RPUSH', feed, '{"seq":' .. seq .. ',' .. string.sub(argv[i + 1], 2))
+      redis.call('ZADD', ids, seq, argv[i])
+    end
   end
+  if added == 0 then return seq end
+  redis.call('HSET', hash, 'feed', seq)
+  if size > length then redis.call('LTRIM', feed, -length, -1) end
+  if seq > length then redis.call('ZREMRANGEBYSCORE', ids, '-inf', seq - length) end
+  redis.call('EXPIRE', feed, ttl)
+  redis.call('EXPIRE', ids, ttl)
+  redis.call('PUBLISH', channel, seq)
+  return seq
 end
-if added == 0 then return seq end
-redis.call('HSET', KEYS[1], 'feed', seq)
-redis.call('LTRIM', KEYS[2], -length, -1)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', seq - length)
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('EXPIRE', KEYS[3], ARGV[2])
-redis.call('PUBLISH', ARGV[3], seq)
-return seq
 """
+
+# KEYS[1] the player's hash, KEYS[2] its feed, KEYS[3] the notice ids. ARGV[1] FEED_LENGTH,
+# ARGV[2] FEED_TTL, ARGV[3] the channel, then the pairs of notice id and entry.
+PUBLISH = (
+    PUBLISH_FUNCTION
+    + "return publish(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV, 4, #ARGV)\n"
+)
 
 # KEYS[1] the player's hash, KEYS[2] its feed. ARGV[1] after, ARGV[2] limit. Returns the last
 # seq, the player's token hashes as stored ('' when it has none: erased), then the entries
@@ -111,9 +121,17 @@ def _sharded(script: str) -> str:
 class Feeds:
     """The players' feeds, on the match state's Redis (beside the players)."""
 
-    def __init__(self, client: Any, exchange: Exchange | None = None):
+    def __init__(self, client: Any, exchange: Exchange | None = None, rates: RateLimiter | None = None):
         self.client = client
+        # A long-poll's request count rides in its first read (`read`), as a match call's
+        # rides in its match load.
+        self._rates = rates
         self.cluster = isinstance(client, RedisCluster)
+        # On one Redis the commit's own script publishes its notices to the players' feeds
+        # (`joined`): no round trip of their own, and never a commit without them. On a cluster
+        # a player's feed lives in another slot than the match, so the committer publishes them
+        # right after its commit (`take`), and the relay again should it die in between.
+        self.joins_commit = not self.cluster
         self._publish = client.register_script(_sharded(PUBLISH) if self.cluster else PUBLISH)
         self._since = client.register_script(SINCE)
         self._exchange = exchange
@@ -121,11 +139,24 @@ class Feeds:
     @staticmethod
     def _script(player_id: str, notices: list[dict[str, Any]]) -> tuple[list[str], list[Any]]:
         """The publish script's keys and arguments for `notices` to `player_id`'s feed."""
-        args: list[Any] = [FEED_LENGTH, FEED_TTL, feed_channel(player_id)]
-        for n in notices:
-            entry = {"id": n["id"], "type": n["type"], "timestamp": n["timestamp"], "data": n["data"]}
-            args += [n["id"], codec.dumps(entry)]
+        args: list[Any] = [FEED_LENGTH, FEED_TTL, feed_channel(player_id), *_pairs(notices)]
         return [player_key(player_id), feed_key(player_id), ids_key(player_id)], args
+
+    @staticmethod
+    def joined(notices: list[dict[str, Any]]) -> tuple[list[str], list[Any]] | None:
+        """What the commit's script needs to publish `notices` to the feeds of the players they
+        name (`COMMIT_PUBLISHING`, service/matches/store_scripts.py): three keys a player, and a player's
+        channel, its count of notices and their pairs, then the feeds' length and expiry. None
+        when they name nobody."""
+        mine = _by_player(notices)
+        if not mine:
+            return None
+        keys: list[str] = []
+        args: list[Any] = []
+        for player_id, entries in mine.items():
+            keys += [player_key(player_id), feed_key(player_id), ids_key(player_id)]
+            args += [feed_channel(player_id), len(entries), *_pairs(entries)]
+        return keys, [*args, FEED_LENGTH, FEED_TTL]
 
     def publish(self, player_id: str, notices: list[dict[str, Any]]) -> None:
         """Append the notices the feed does not hold yet (by id), as entries numbered on from
@@ -160,11 +191,13 @@ class Feeds:
         The relay hands every notify effect on again (`relayed`), which the feeds skip by
         notice id. So the committer's hand-off may fail without losing a notice: a Redis that
         does not answer it is logged, and the move it follows is still answered; the relay's
-        own failure is raised, and it tries again on its next pass."""
-        mine: dict[str, list[dict[str, Any]]] = {}
-        for notice in notices:
-            for player_id in notice["players"]:
-                mine.setdefault(player_id, []).append(notice)
+        own failure is raised, and it tries again on its next pass.
+
+        On one Redis the commit's script has published them already (`joined`): only the
+        relay's hand-off publishes here, and finds every notice there."""
+        if self.joins_commit and not relayed:
+            return
+        mine = _by_player(notices)
         try:
             if mine:
                 self.publish_all(mine)
@@ -182,8 +215,26 @@ class Feeds:
         """`since`, and the player's token hashes as stored (for `players.holds`) read with them:
         a feed re-checks its token with every batch it serves at no extra round trip."""
         keys = [player_key(player_id), feed_key(player_id)]
-        last, tokens, *raw = self._since(keys=keys, args=[after, limit])
+        last, tokens, *raw = self._read(keys, [after, limit])
         return self._redacted(player_id, [codec.loads(e) for e in raw]), int(last), tokens
+
+    def _read(self, keys: list[str], args: list[Any]) -> list[Any]:
+        """The read script's answer, on the store's own connections (every long-poll round
+        makes one), with the request's deferred rate count in the same round trip."""
+        if self._exchange is None:
+            return list(self._since(keys=keys, args=args))
+        pending = self._rates.take_pending() if self._rates is not None else None
+        counts = self._rates.groups(pending) if pending is not None and self._rates is not None else []
+        try:
+            *counted, (answer,) = self._exchange(
+                [*counts, (keys[0], [("EVALSHA", self._since.sha, len(keys), *keys, *args)])], True
+            )
+        except redis.exceptions.NoScriptError:
+            # Redis lost its scripts: redis-py's call loads it again (the count was made).
+            return list(self._since(keys=keys, args=args))
+        if pending is not None and self._rates is not None:
+            self._rates.settle(pending, [int(c[0]) for c in counted], None)
+        return list(answer)
 
     def _redacted(self, player_id: str, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The entries without the external ids of players erased since (service/identity/tombstones.py).
@@ -207,3 +258,22 @@ class Feeds:
     def keys(self, player_id: str) -> list[str]:
         """The feed's keys (the seq lives in the player's hash), for the player's erasure."""
         return [feed_key(player_id), ids_key(player_id)]
+
+
+def _by_player(notices: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The notices by each player they name, in their order."""
+    mine: dict[str, list[dict[str, Any]]] = {}
+    for notice in notices:
+        for player_id in notice["players"]:
+            mine.setdefault(player_id, []).append(notice)
+    return mine
+
+
+def _pairs(notices: list[dict[str, Any]]) -> list[str]:
+    """Each notice's id and its feed entry (without `seq`, which the script adds), in turn.
+    Notices' `app` and `players` are not kept: the feed is the player's own."""
+    out = []
+    for n in notices:
+        entry = {"id": n["id"], "type": n["type"], "timestamp": n["timestamp"], "data": n["data"]}
+        out += [n["id"], codec.dumps(entry)]
+    return out

@@ -358,12 +358,16 @@ class Events(MethodView):
         """
         svc = service()
         token = bearer_token()
-        match = svc.load(match_id, events_after=query["after"], token=token)
+        after, wait, limit = query["after"], query["wait"], query["limit"]
+        # Before the load: the wait that follows it need not read again if nothing came since.
+        mark = svc.waiters.mark(channel(match_id)) if wait > 0 else None
+        match = svc.load(match_id, events_after=after, token=token)
         holder = Holder.of(svc.repo, match, token)
         client = request.environ.get("gunicorn.socket")
-        after, wait, limit = query["after"], query["wait"], query["limit"]
         with svc.wait_quota.held(request.remote_addr or "-", wait > 0):
-            events, version, next_after = svc.events(match_id, holder, after, wait, client, match, limit)
+            events, version, next_after = svc.events(
+                match_id, holder, after, wait, client, match, limit, mark
+            )
         if holder.lost and not events:
             # Nothing it may see: the token lost its seat before any event it asked for.
             raise errors.InvalidToken("this token no longer holds a seat of this match")
