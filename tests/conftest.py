@@ -42,8 +42,13 @@ def config(redis_url):
 
 
 def worker_env(redis_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a `cardtable` process on `redis_url`: without the per-address limits on
+    live matches (UNLIMITED_MATCHES), since every test's matches come from one address, unless
+    `extra` sets them."""
     env = dict(os.environ)
-    env.update(REDIS_URL=redis_url, CARDTABLE_BOT_DELAY="0", CARDTABLE_LOG_LEVEL="WARNING", **extra)
+    unlimited = {f"CARDTABLE_{name}": str(n) for name, n in UNLIMITED_MATCHES.items()}
+    env.update(REDIS_URL=redis_url, CARDTABLE_BOT_DELAY="0", CARDTABLE_LOG_LEVEL="WARNING", **unlimited)
+    env.update(extra)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
