@@ -17,8 +17,8 @@ move, and each p95 against the first N's (one table's, by default).
 Against `--url` (any running service), or by default against a `cardtable serve` this script
 starts with default options and an embedded Redis in a fresh data directory. Every table of
 this script comes from one address, where a crowd's come from many: that serve is started with
-`CARDTABLE_ADDRESS_RATE_LIMIT` high enough (its only setting changed); a service at `--url`
-must allow as much, or the answers 429 are counted and retried.
+`CARDTABLE_ADDRESS_RATE_LIMIT` and `CARDTABLE_ANONYMOUS_LIVE_MATCHES` high enough (its only
+settings changed); a service at `--url` must allow as much, or the answers 429 are counted and retried.
 
     python bench/bot_wait.py [--tables 1,16,32,64] [--seconds 40] [--think 1] [--game spades]
 
@@ -187,7 +187,14 @@ def start_serve(data_dir: str) -> tuple[subprocess.Popen, str]:
     """`cardtable serve` with default options on a free port, an embedded Redis in `data_dir`."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(PYTHONPATH=ROOT, CARDTABLE_ADDRESS_RATE_LIMIT="100000", CARDTABLE_LOG_LEVEL="WARNING")
+    # One address plays every table: its rate and its live matches (tables left mid-match by the
+    # N before count until they expire) are a crowd's, not one caller's.
+    env.update(
+        PYTHONPATH=ROOT,
+        CARDTABLE_ADDRESS_RATE_LIMIT="100000",
+        CARDTABLE_ANONYMOUS_LIVE_MATCHES="100000",
+        CARDTABLE_LOG_LEVEL="WARNING",
+    )
     proc = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--data-dir", data_dir],
         env=env,
