@@ -232,7 +232,9 @@ def test_only_callers_of_the_same_app_see_which_player_sits_where(client, svc):
     assert client.get(f"/v1/matches/{match_id}", headers=auth(stranger)).status_code == 401
 
 
-def test_a_players_seat_handed_over_by_invitation_is_no_longer_the_players(client, svc):
+def ana_hands_her_seat_to_dee(client, svc) -> tuple[str, dict[str, str], dict]:
+    """A Zhol match of players ana and bo whose seat 0 ana hands on by invitation to "Dee":
+    the match id, the players' tokens and the claim's answer."""
     key = new_app(svc)
     tokens = {p: put_player(client, key, p) for p in ("ana", "bo")}
     match_id = client.post(
@@ -240,6 +242,11 @@ def test_a_players_seat_handed_over_by_invitation_is_no_longer_the_players(clien
     ).get_json()["id"]
     code = client.post(f"/v1/matches/{match_id}/invite", headers=auth(tokens["ana"])).get_json()["code"]
     claimed = client.post(f"/v1/matches/{match_id}/claim", json={"code": code, "name": "Dee"}).get_json()
+    return match_id, tokens, claimed
+
+
+def test_a_players_seat_handed_over_by_invitation_is_no_longer_the_players(client, svc):
+    match_id, tokens, claimed = ana_hands_her_seat_to_dee(client, svc)
     assert claimed["seat"] == 0
     assert client.get(f"/v1/matches/{match_id}", headers=auth(tokens["ana"])).status_code == 401
     assert client.get(f"/v1/matches/{match_id}", headers=auth(claimed["token"])).get_json()["you"] == 0
@@ -358,13 +365,8 @@ def test_matches_over_still_in_an_old_live_list_are_listed_once_among_those_over
 
 
 def test_a_match_whose_seat_the_player_no_longer_holds_stays_among_all_its_matches(client, svc):
-    key = new_app(svc)
-    tokens = {p: put_player(client, key, p) for p in ("ana", "bo")}
-    match_id = client.post(
-        "/v1/matches", json={"game": "zhol", "seats": PLAYER_SEATS}, headers=auth(key)
-    ).get_json()["id"]
-    code = client.post(f"/v1/matches/{match_id}/invite", headers=auth(tokens["ana"])).get_json()["code"]
-    assert client.post(f"/v1/matches/{match_id}/claim", json={"code": code, "name": "Dee"}).status_code == 200
+    match_id, tokens, claimed = ana_hands_her_seat_to_dee(client, svc)
+    assert claimed["seat"] == 0
     assert client.get("/v1/me/matches", headers=auth(tokens["ana"])).get_json()["matches"] == []
     # Her list dropped it, and erasure still finds it: her name is in its events.
     assert svc.store.players.match_ids(tokens["ana"][4:20]) == [match_id]
