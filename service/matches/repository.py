@@ -176,7 +176,7 @@ class MatchRepository:
         for seq, e in enumerate(events, before + 1):
             e["seq"] = seq
         new_clock = match.restart_clock(self.config.CLOCK_SCALE)
-        at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        at = match.stamp()
         job = match.pending_job()
         effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
         if record["options"].get("rated"):
@@ -248,8 +248,7 @@ class MatchRepository:
         """The change after which no person plays the match any more (the last one left or
         resigned, or was resigned by the clock) ends it: aborted, no winner, no more bot turns
         (docs/api.md, "Seats, host, leaving")."""
-        match.record["status"] = "aborted"
-        return [*events, {"type": "match_over", "winners": [], "reason": "abandoned"}]
+        return [*events, *match.abort("abandoned")]
 
     def _too_long(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The change that brings a match to CARDTABLE_MAX_VERSIONS moves is its last: it is
@@ -258,9 +257,7 @@ class MatchRepository:
         bounded on its own, so no loop of one seat's other calls can end a match."""
         if match.over():
             return events
-        match.record["status"] = "aborted"
-        limit = self.config.MAX_VERSIONS
-        return [*events, {"type": "match_over", "winners": [], "reason": "too_long", "limit": limit}]
+        return [*events, *match.abort("too_long", limit=self.config.MAX_VERSIONS)]
 
     def _effects(self, match: Match, new_clock: bool, job: str | None, at: float) -> list[dict[str, Any]]:
         """What the change leaves for the workers: a turn clock it started, the bot turn the
