@@ -128,20 +128,11 @@ class Match(MatchQuestions):
             # Every human seat of a create is the creator's, and more seeds from one party would
             # add nothing: the first one's (the schema asks for one).
             next(s for s in seats if s["kind"] == "human")["client_seed"] = client_seed
-        server_seed, server_seed_hash = fair_seeds.new_server_seed()
         record: dict[str, Any] = {
             "game": game.id,
             "options": options,
             "seats": seats,
-            # Without a seed of the creator's, the deck seed is chained from the seeds when the
-            # match starts (`start`); until then it is the chain with no client seed, which is
-            # what an aborted match (its seats left and took their seeds along) publishes.
-            "seed": seed if seed is not None else fair_seeds.chained_seed(server_seed, [None] * len(seats)),
-            "chained": seed is None,
-            "server_seed": server_seed,
-            "server_seed_hash": server_seed_hash,
-            "seeded_by_client": seed is not None or deck is not None,
-            "deck": deck,
+            **_seeding(len(seats), seed, deck),
             "status": "waiting",
             "state": None,
             # No clock runs yet. An asked clock runs on every human's turn, even a lone human's
@@ -403,6 +394,23 @@ def new_id() -> str:
 
 def body_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _seeding(seats: int, seed: int | None, deck: list[str] | None) -> dict[str, Any]:
+    """A new match's fair-deal fields (docs/api.md, "Fair deals"): its server seed, committed to
+    by its hash, and its deck seed and deck, the creator's own if it chose them."""
+    server_seed, server_seed_hash = fair_seeds.new_server_seed()
+    return {
+        # Without a seed of the creator's, the deck seed is chained from the seeds when the
+        # match starts (`Match.start`); until then it is the chain with no client seed, which
+        # is what an aborted match (its seats left and took their seeds along) publishes.
+        "seed": seed if seed is not None else fair_seeds.chained_seed(server_seed, [None] * seats),
+        "chained": seed is None,
+        "server_seed": server_seed,
+        "server_seed_hash": server_seed_hash,
+        "seeded_by_client": seed is not None or deck is not None,
+        "deck": deck,
+    }
 
 
 def _new_seats(
