@@ -193,8 +193,7 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
     def change(match: Match) -> Write:
         if match.over():
             raise errors.MatchNotActive(f"the match is {match.status()}")
-        match.record["status"] = "aborted"
-        events: list[dict[str, Any]] = [{"type": "match_over", "winners": [], "reason": ABORTED_BY_APP}]
+        events = match.abort(ABORTED_BY_APP)
         return Write(events, Following.view(match, None, match.next_version, app=app_id))
 
     return repo.update(match_id, None, change)

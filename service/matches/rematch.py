@@ -24,11 +24,11 @@ from typing import Any
 from service import errors
 from service.identity.callers import Caller
 from service.identity.players import Player
-from service.identity.tokens import hash_token, new_token
-from service.matches import app_matches, membership
+from service.identity.tokens import new_token
+from service.matches import app_matches
 from service.matches.match import Match, new_id
 from service.matches.repository import JobOutcome, MatchRepository, Write
-from service.matches.seats import Seats, _start
+from service.matches.seats import Seats
 
 # How long a second asker waits for a rematch the first one is still creating (its `rematch`
 # event is committed to the old match a moment before the new match itself).
@@ -56,7 +56,7 @@ def rematch(
             raise errors.MatchNotActive(f"the match is {match.status()}: a rematch follows its end")
         if match.record.get("rematch"):
             raise _Made(match.record["rematch"])
-        match.record["rematch"] = new
+        match.name_rematch(new)
         return Write([{"type": "rematch", "match": new, "seat": asker}], match.record)
 
     try:
@@ -103,8 +103,7 @@ def _again(
 
 def _forget(repo: MatchRepository, match_id: str, new: str) -> None:
     def change(match: Match) -> Write:
-        if match.record.get("rematch") == new:
-            del match.record["rematch"]
+        match.forget_rematch(new)
         return Write([], None)
 
     try:
@@ -120,22 +119,12 @@ def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller
     token = None if player is not None else new_token()
 
     def change(match: Match) -> Write:
-        record = match.record
         if match.status() != "waiting":
             raise errors.MatchNotActive(f"the rematch, match {new}, is {match.status()}: no seat is held now")
-        entry = record["seats"][seat]
-        if not entry.get("reserved") or entry["reserved"]["of"] != old.id:
+        held = match.record["seats"][seat].get("reserved")
+        if not held or held["of"] != old.id:
             raise errors.Conflict(f"a rematch was made already: match {new}")
-        del entry["reserved"]
-        record["joins"] += 1
-        if player is not None:
-            membership.bind(entry, player)
-        else:
-            entry.update(kind="human", name=was.get("name"), token=hash_token(token or ""))
-        entry["joined"] = record["joins"]
-        events: list[dict[str, Any]] = [{"type": "join", "seat": seat, "name": entry["name"]}]
-        if not any(s["kind"] == "open" for s in record["seats"]):
-            events += _start(match)
+        events = match.join(seat, player, None if player is not None else was.get("name"), token)
         return Write(events, _answer(match, seat, token))
 
     answer = repo.update(new, _created_by_now(repo, new), change)
@@ -180,7 +169,6 @@ def decline(repo: MatchRepository, match_id: str) -> str:
     `declined` (unrated: nothing was played), unless every one was taken meanwhile."""
 
     def change(match: Match) -> Write:
-        record = match.record
         until = match.reserved_until()
         if until is None:
             raise JobOutcome("stale")
@@ -189,9 +177,6 @@ def decline(repo: MatchRepository, match_id: str) -> str:
             raise JobOutcome("early")  # not this job's time: the sweeper looks again then
         if early > 0:
             time.sleep(early)  # RQ's scheduler wakes about once a second
-        record["status"] = "aborted"
-        for s in record["seats"]:
-            s.pop("reserved", None)  # nobody's seat any more
-        return Write([{"type": "match_over", "winners": [], "reason": "declined"}], "declined")
+        return Write(match.decline(), "declined")
 
     return repo.job_update(match_id, change)

@@ -168,26 +168,13 @@ class MatchRepository:
         another writer got in first (False), with the effects the change causes in its outbox
         (service/matches/outbox.py); once stored, hand them on to the workers. On success `match` is
         the stored version."""
-        record, version, before = match.record, match.version, match.event_count
-        if match.abandoned():
-            events = self._abandoned(match, events)
-        if record.get("moves", 0) >= self.config.MAX_VERSIONS:
-            events = self._too_long(match, events)
-        for seq, e in enumerate(events, before + 1):
-            e["seq"] = seq
+        version, before = match.version, match.event_count
+        events = self._numbered(match, events)
         new_clock = match.restart_clock(self.config.CLOCK_SCALE)
-        at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        at = match.stamp()
         job = match.pending_job()
-        effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
-        if record["options"].get("rated"):
-            settled = rated.settle(match, events, self.store.state)
-            effects += [settled] if settled is not None else []
-        told = notices.derive(match, events, at)
-        if told:
-            # Handed on first: a bot's job, handed on before them, could commit its turn and
-            # publish its notices ahead of this commit's in a player's feed.
-            effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
-        status = match.status()
+        effects, told = self._caused(match, events, new_clock, job, at)
+        record, status = match.record, match.status()
         # Stored beside the events by the same script: every feed's read checks its seat's.
         tenures = tenure.stored_form(record["seats"])
         with tracing.span("match commit", match_id=match.id, version=version + 1):
@@ -213,6 +200,33 @@ class MatchRepository:
                 if status in ("finished", "aborted"):
                     self.store.archive(match.id, match.version)
         return ok
+
+    def _numbered(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The change's events as stored: with the end it brings a match no person plays any more
+        or one at CARDTABLE_MAX_VERSIONS moves, each numbered after the match's last (`seq`)."""
+        if match.abandoned():
+            events = self._abandoned(match, events)
+        if match.record.get("moves", 0) >= self.config.MAX_VERSIONS:
+            events = self._too_long(match, events)
+        for seq, e in enumerate(events, match.event_count + 1):
+            e["seq"] = seq
+        return events
+
+    def _caused(
+        self, match: Match, events: list[dict[str, Any]], new_clock: bool, job: str | None, at: float
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the change causes, for its outbox: the workers' effects (`_effects`), a rated
+        match's new ratings, and its notices, first; and the notices."""
+        effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
+        if match.record["options"].get("rated"):
+            settled = rated.settle(match, events, self.store.state)
+            effects += [settled] if settled is not None else []
+        told = notices.derive(match, events, at)
+        if told:
+            # Handed on first: a bot's job, handed on before them, could commit its turn and
+            # publish its notices ahead of this commit's in a player's feed.
+            effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
+        return effects, told
 
     def hand_on(
         self, match_id: str, effect: dict[str, Any], bot_delay: float | None = None, relayed: bool = False
@@ -248,8 +262,7 @@ class MatchRepository:
         """The change after which no person plays the match any more (the last one left or
         resigned, or was resigned by the clock) ends it: aborted, no winner, no more bot turns
         (docs/api.md, "Seats, host, leaving")."""
-        match.record["status"] = "aborted"
-        return [*events, {"type": "match_over", "winners": [], "reason": "abandoned"}]
+        return [*events, *match.abort("abandoned")]
 
     def _too_long(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The change that brings a match to CARDTABLE_MAX_VERSIONS moves is its last: it is
@@ -258,9 +271,7 @@ class MatchRepository:
         bounded on its own, so no loop of one seat's other calls can end a match."""
         if match.over():
             return events
-        match.record["status"] = "aborted"
-        limit = self.config.MAX_VERSIONS
-        return [*events, {"type": "match_over", "winners": [], "reason": "too_long", "limit": limit}]
+        return [*events, *match.abort("too_long", limit=self.config.MAX_VERSIONS)]
 
     def _effects(self, match: Match, new_clock: bool, job: str | None, at: float) -> list[dict[str, Any]]:
         """What the change leaves for the workers: a turn clock it started, the bot turn the
