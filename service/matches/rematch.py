@@ -25,7 +25,7 @@ from service import errors
 from service.identity.callers import Caller
 from service.identity.players import Player
 from service.identity.tokens import hash_token, new_token
-from service.matches import app_matches, membership
+from service.matches import listings, membership
 from service.matches.match import Match, new_id
 from service.matches.repository import JobOutcome, MatchRepository, Write
 from service.matches.seats import Seats, _start
@@ -136,13 +136,11 @@ def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller
         events: list[dict[str, Any]] = [{"type": "join", "seat": seat, "name": entry["name"]}]
         if not any(s["kind"] == "open" for s in record["seats"]):
             events += _start(match)
-        return Write(events, _answer(match, seat, token))
+        # The player's lists and its app's index, outside the match's slot, ride the outbox.
+        lists = [listings.joined(player, entry["name"], record["created"])] if player is not None else []
+        return Write(events, _answer(match, seat, token), effects=lists)
 
-    answer = repo.update(new, _created_by_now(repo, new), change)
-    if player is not None:
-        repo.store.players.sat_down(player.id, new)
-        app_matches.index_joined(repo.store, caller, new)
-    return answer
+    return repo.update(new, _created_by_now(repo, new), change)
 
 
 def _created_by_now(repo: MatchRepository, new: str) -> Match:
