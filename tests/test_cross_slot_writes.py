@@ -25,6 +25,7 @@ from service.identity.apps import Apps
 from service.identity.callers import identify
 from service.identity.players import match_list_key
 from service.matches import app_matches, listings, lobby
+from service.matches import rematch as rematches
 from service.matches.lobby import Lobby
 from service.matches.my_matches import my_matches
 from service.matches.rematch import rematch
@@ -72,7 +73,7 @@ def relay_now(svc) -> None:
 def later(module: Any, monkeypatch, seconds: float) -> None:
     """`module`'s clock `seconds` ahead: a reader's grace for an entry made before its commit
     has passed."""
-    monkeypatch.setattr(module, "time", SimpleNamespace(time=lambda: time.time() + seconds))
+    monkeypatch.setattr(module, "time", SimpleNamespace(time=lambda: time.time() + seconds, sleep=time.sleep))
 
 
 def app_with_players(svc, name: str, *externals: str, **quotas: Any) -> tuple[Any, str, dict[str, str]]:
@@ -281,3 +282,28 @@ def test_the_relay_lists_nothing_for_a_player_erased_after_its_join_was_killed_b
     # Nothing of the erased player comes back: no list, no name it joined with.
     assert svc.store.state.exists(*svc.store.players.erasure_keys(bo.id)) == 0
     assert app_listed(svc, app.id) == {match_id: False}
+
+
+def test_a_rematch_whose_asker_was_killed_before_creating_it_is_made_by_an_ask_a_minute_later(
+    private_redis, monkeypatch
+):
+    svc = service(private_redis)
+    app, key, tokens = app_with_players(svc, "lost-rematch", "ana", "bo")
+    seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
+    old = svc.create(
+        {"game": "zhol", "seats": seats}, identify(svc.store.apps, svc.store.players, key, None)
+    )["id"]
+    svc.act(old, tokens["bo"], {"type": "resign"})
+    # Ana's ask names the rematch in the old match, then dies before the rematch's own commit.
+    ask = f"from service.matches.rematch import rematch\nrematch(svc.repo, svc.seats, {old!r}, key, caller)"
+    die_at(private_redis, "service.matches.repository", "MatchRepository.add", ask, tokens["ana"])
+    lost = svc.load(old).record["rematch"]
+    assert svc.repo.find(lost) is None
+    as_bo = identify(svc.store.apps, svc.store.players, tokens["bo"], None)
+    # Within a minute its creation may still be on its way: the ask waits for it, then a 409.
+    with pytest.raises(errors.Conflict):
+        rematch(svc.repo, svc.seats, old, tokens["bo"], as_bo)
+    later(rematches, monkeypatch, 61)
+    made = rematch(svc.repo, svc.seats, old, tokens["bo"], as_bo)
+    assert made["id"] != lost and svc.load(old).record["rematch"] == made["id"]
+    assert made["id"] in listed_ids(svc, tokens["bo"])
