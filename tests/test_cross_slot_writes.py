@@ -1,6 +1,7 @@
 """Writes outside a match's slot (docs/architecture.md, "Writes outside a match's slot"): a
-process killed between a match's commit and such a write loses nothing, or leaves an entry
-its reader repairs.
+process killed between a match's commit and such a write (an outbox effect, written after it)
+loses nothing, and one killed between such a write and the commit (an index, written before
+it) leaves an entry its reader repairs.
 
 As tests/test_outbox.py does, each test kills a real process (`kill -9` of itself) at the
 moment the method that makes that write is called, then looks at the state on a real Redis
@@ -30,7 +31,8 @@ from service.matches.lobby import Lobby
 from service.matches.my_matches import my_matches
 from service.matches.rematch import rematch
 from tests.conftest import ROOT, worker_env
-from tests.test_healing import private_redis, service
+from tests.test_healing import private_redis, service, spawn_worker, wait_for
+from tests.test_outbox import RELAY_ONLY
 
 __all__ = ["private_redis"]  # the fixtures this module borrows
 
@@ -200,6 +202,16 @@ def test_a_match_created_by_a_process_killed_before_listing_it_reaches_its_playe
     _indexed_everywhere(svc, app, tokens, own=True)
     # The app may abort it: it knows it created it.
     assert app_matches.abort(svc.repo, app.id, MATCH)["status"] == "aborted"
+
+
+@pytest.mark.slow
+def test_a_real_workers_relay_lists_a_match_whose_creator_was_killed_before_listing_it(private_redis, procs):
+    svc, app, tokens = _created_by_app(private_redis, ("service.identity.players", "Players.sat_down"))
+    assert listed_ids(svc, tokens["ana"]) == [] and app_listed(svc, app.id) == {}
+    spawn_worker(procs, private_redis, **RELAY_ONLY)
+    wait_for(lambda: app_listed(svc, app.id) == {MATCH: True}, 30, "the relay to list the match")
+    _indexed_everywhere(svc, app, tokens, own=True)
+    wait_for(lambda: svc.store.outbox.pending() == 0, 10, "the outbox to empty")
 
 
 def test_a_match_created_by_a_process_killed_before_the_apps_index_reaches_the_index_by_the_relay(
