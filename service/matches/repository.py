@@ -9,7 +9,7 @@ import hmac
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -21,7 +21,7 @@ from service.identity.players import player_key, player_of_token
 from service.identity.tokens import hash_token
 from service.infra import logs, tracing
 from service.infra.jobqueue import Jobs
-from service.matches import notices, outbox, rated, tenure
+from service.matches import listings, notices, outbox, rated, tenure
 from service.matches.match import Match, valid_id
 from service.matches.store import Store
 
@@ -34,11 +34,13 @@ RETRIES = 8
 @dataclass
 class Write:
     """A change made to a loaded match: its events, the caller's answer should the commit
-    succeed, and the idempotency entry stored with it."""
+    succeed, the idempotency entry stored with it, and effects of its own for the outbox (a
+    `lists` effect: service/matches/listings.py)."""
 
     events: list[dict[str, Any]]
     result: Any
     idem: tuple[str, bytes | str, int] | None = None
+    effects: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Who a commit's notices go to (the players' streams, the apps' webhooks): each sink takes
@@ -140,7 +142,7 @@ class MatchRepository:
         for _ in range(retries):
             current = match or self.load(match_id)
             write = change(current)
-            if self.commit(current, write.events, write.idem):
+            if self.commit(current, write.events, write.idem, write.effects):
                 return write.result
             match = None
         raise errors.VersionConflict()
@@ -157,23 +159,30 @@ class MatchRepository:
         except JobOutcome as e:
             return e.outcome
 
-    def add(self, match: Match, events: list[dict[str, Any]]) -> bool:
-        """Store a new match (False: its id is taken)."""
-        return self.commit(match, events)
+    def add(
+        self, match: Match, events: list[dict[str, Any]], effects: list[dict[str, Any]] | None = None
+    ) -> bool:
+        """Store a new match (False: its id is taken), with `effects` of its own for the outbox."""
+        return self.commit(match, events, None, effects)
 
     def commit(
-        self, match: Match, events: list[dict[str, Any]], idem: tuple[str, bytes | str, int] | None = None
+        self,
+        match: Match,
+        events: list[dict[str, Any]],
+        idem: tuple[str, bytes | str, int] | None = None,
+        own: list[dict[str, Any]] | None = None,
     ) -> bool:
         """Store the match as changed at the version after the one it was loaded at, unless
         another writer got in first (False), with the effects the change causes in its outbox
-        (service/matches/outbox.py); once stored, hand them on to the workers. On success `match` is
-        the stored version."""
+        (service/matches/outbox.py) and the change's `own` ones; once stored, hand them on to the
+        workers. On success `match` is the stored version."""
         version, before = match.version, match.event_count
         events = self._numbered(match, events)
         new_clock = match.restart_clock(self.config.CLOCK_SCALE)
         at = match.stamp()
         job = match.pending_job()
         effects, told = self._caused(match, events, new_clock, job, at)
+        effects += [{**e, "v": match.next_version, "at": at} for e in own or ()]
         record, status = match.record, match.status()
         # Stored beside the events by the same script: every feed's read checks its seat's.
         tenures = tenure.stored_form(record["seats"])
@@ -232,10 +241,13 @@ class MatchRepository:
         self, match_id: str, effect: dict[str, Any], bot_delay: float | None = None, relayed: bool = False
     ) -> None:
         """Give an effect of a commit to whoever acts on it: a rated match's new ratings go to
-        its players and leaderboard now, its notices to the notice sinks, a bot's turn or a
-        clock to the workers (no bot ever moves inside a request)."""
+        its players and leaderboard now, its entries in lists outside its slot are written, its
+        notices go to the notice sinks, a bot's turn or a clock to the workers (no bot ever moves
+        inside a request)."""
         if effect["kind"] == "ratings":
             rated.apply(effect, self.store.state, self.store.leaderboards)
+        elif effect["kind"] == "lists":
+            listings.apply(self.store.state, self.store.players, match_id, effect, relayed)
         elif effect["kind"] == "notify":
             for sink in self.notice_sinks:
                 try:

@@ -13,7 +13,7 @@ from service.identity.callers import Caller
 from service.identity.players import Player
 from service.identity.quotas import Quotas
 from service.identity.tokens import hash_token, new_token
-from service.matches import app_matches, invitations, membership, rated
+from service.matches import invitations, listings, membership, rated
 from service.matches.following import Following
 from service.matches.match import Match, match_options, new_id
 from service.matches.options import engine_options
@@ -93,11 +93,10 @@ class Seats:
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/matches/lobby_index.py).
             self.store.lobby.add(match_id, record)
-        if not self.repo.add(match, events):
+        # Its players' lists and its app's index, outside its slot, ride its commit's outbox.
+        app_id = caller.app.id if caller is not None and caller.app is not None else None
+        if not self.repo.add(match, events, listings.created(record, bound, app_id)):
             raise self._collided(caller, held, match_id)
-        for player_id in bound:
-            self.store.players.sat_down(player_id, match_id)
-        app_matches.index_created(self.store, caller, match_id, record)
 
     def _check_seeding(self, game: Any, options: dict[str, Any], body: dict[str, Any]) -> tuple[Any, Any]:
         """The creator's deck and seed, each refused where this server or the seats forbid it."""
@@ -149,13 +148,10 @@ class Seats:
             events = match.join(seat, player, name, token, client_seed)
             answer: dict[str, Any] = {"seat": seat, "version": match.next_version}
             answer.update({"player": player.external} if player is not None else {"token": token})
-            return Write(events, answer)
+            # A player's lists and its app's index, outside the match's slot, ride the outbox.
+            return Write(events, answer, effects=listings.joined(player, match.record, seat))
 
-        joined = self.repo.update(match_id, None, change)
-        if player is not None:
-            self.store.players.sat_down(player.id, match_id)
-            app_matches.index_joined(self.store, caller, match_id)
-        return joined
+        return self.repo.update(match_id, None, change)
 
     def _seat_to_join(self, match: Match, player: Player | None) -> int:
         """The seat a join takes, or why none: the match started, its open seats are held for a

@@ -18,7 +18,8 @@ lists forgot, a seat it left or handed on) and each it joined (service/matches/a
   a name the player had, carries ERASED_NAME, except the one that seated another app player
   who still holds that seat;
 - what its outbox still holds forgets the player: a ratings effect, so applying it later puts
-  nobody back on a board, and notices naming it.
+  nobody back on a board, a lists effect (service/matches/listings.py), so the relay lists
+  the match for it nowhere and keeps no name it joined with, and notices naming it.
 
 A live match's seat changes through `MatchRepository.update` with no events: one
 compare-and-set commit, its version moves on, and a move decided on the old version is
@@ -43,7 +44,8 @@ from engines.registry import GAMES
 from service import codec, errors
 from service.identity import tombstones
 from service.identity.players import Player, directory_key, player_key
-from service.matches.app_matches import joined_key, player_match_ids
+from service.matches.app_matches import player_match_ids
+from service.matches.listings import joined_key
 from service.matches.match import Match
 from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
@@ -257,13 +259,17 @@ class Erasure:
     def _scrub_outbox(self, match_id: str, player_id: str, external: str) -> bool:
         """What the match's outbox still holds (its committer died before handing it on, or
         the relay has not removed it yet) forgets the player: a rated match's ratings effect,
-        and its notices (tombstones.py redacts those the relay read before this)."""
+        a lists effect, and its notices (tombstones.py redacts those the relay read before this)."""
         key = match_key(match_id, "outbox")
         pairs: list[Any] = []
         for raw in self.client.lrange(key, 0, -1):
             effect = codec.loads(raw)
             if effect.get("kind") == "ratings" and player_id in effect.get("players", {}):
                 del effect["players"][player_id]
+            elif effect.get("kind") == "lists" and player_id in (*effect["sat"], effect.get("joined")):
+                effect["sat"] = [p for p in effect["sat"] if p != player_id]
+                if effect.get("joined") == player_id:
+                    effect.update(joined=None, name=None)
             elif effect.get("kind") == "notify" and any(
                 external in tombstones.named(n["data"]) for n in effect["notices"]
             ):
