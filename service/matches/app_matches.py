@@ -19,7 +19,7 @@ that finds them gone, as `/v1/me/matches` does; each index keeps its newest INDE
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from service import errors
 from service.identity.apps import app_key
@@ -197,7 +197,7 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
         events: list[dict[str, Any]] = [{"type": "match_over", "winners": [], "reason": ABORTED_BY_APP}]
         return Write(events, Following.view(match, None, match.next_version, app=app_id))
 
-    return repo.update(match_id, None, change)
+    return cast(dict[str, Any], repo.update(match_id, None, change))  # the Write's result
 
 
 # --- a player's data ------------------------------------------------------------------------

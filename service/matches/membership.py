@@ -8,6 +8,7 @@ binds the first human seat of a match it creates, and the seat it joins.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from service import errors
@@ -23,8 +24,8 @@ def bind(seat: dict[str, Any], player: Player) -> None:
 
 
 def bind_created(
-    seats: list[dict],
-    seats_in: list[dict],
+    seats: list[dict[str, Any]],
+    seats_in: list[dict[str, Any]],
     tokens: dict[int, str],
     caller: Caller | None,
     players: Players,
@@ -70,14 +71,18 @@ def bind_created(
     return ids
 
 
+# Whether a match a quota counts is still live (or waiting); None: the match is gone.
+Still = Callable[[str], bool | None]
+
+
 def take_quotas(
     quotas: Quotas,
     config: Config,
     caller: Caller,
     match_id: str,
     record: dict[str, Any],
-    live,
-    waiting,
+    live: Still,
+    waiting: Still,
     quick: bool = False,
 ) -> list[str]:
     """Count a new match against its creator's limits (docs/api.md, "Limits"): an app's live
@@ -113,7 +118,9 @@ def take_quotas(
     return taken
 
 
-def _anonymous(config: Config, record: dict[str, Any], live, waiting, bots_only: bool, quick: bool) -> list:
+def _anonymous(
+    config: Config, record: dict[str, Any], live: Still, waiting: Still, bots_only: bool, quick: bool
+) -> list[tuple[str, int, Still, str]]:
     """The quotas an address without an app key or player token counts a new match against."""
     # Every match is kept for days (IDLE_TTL) whoever plays it: without this count one address
     # could fill the store with all-human matches it never plays.

@@ -138,7 +138,7 @@ def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller
             events += _start(match)
         return Write(events, _answer(match, seat, token))
 
-    answer = repo.update(new, _created_by_now(repo, new), change)
+    answer: dict[str, Any] = repo.update(new, _created_by_now(repo, new), change)
     if player is not None:
         repo.store.players.sat_down(player.id, new)
         app_matches.index_joined(repo.store, caller, new)

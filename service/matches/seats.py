@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from typing import Any
+from typing import Any, cast
 
 from engines.registry import GAMES
 from service import errors
@@ -181,7 +181,7 @@ class Seats:
             answer.update({"player": player.external} if player is not None else {"token": token})
             return Write(events, answer)
 
-        joined = self.repo.update(match_id, None, change)
+        joined: dict[str, Any] = self.repo.update(match_id, None, change)
         if player is not None:
             self.store.players.sat_down(player.id, match_id)
             app_matches.index_joined(self.store, caller, match_id)
@@ -236,7 +236,7 @@ class Seats:
             return Write(events, answer)
 
         try:
-            return self.repo.update(match_id, match, change)
+            return cast(dict[str, Any], self.repo.update(match_id, match, change))  # the Write's result
         except BaseException:
             self.store.invitations.restore(match_id, seat, stored)
             raise
@@ -274,7 +274,7 @@ class Seats:
                 raise errors.MatchNotActive(f"the match is {status}")
             return Write(events, self.view(match, seat, match.next_version))
 
-        return self.repo.update(match_id, None, change)
+        return cast(dict[str, Any], self.repo.update(match_id, None, change))  # the Write's result
 
 
 def _owner(caller: Caller | None, app: str | None) -> dict[str, str]:
