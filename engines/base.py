@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple, TypedDict
+from typing import Any, ClassVar, NamedTuple, TypedDict, cast
 
 from engines import rng as rngmod
 from engines.cards import same_multiset
@@ -266,7 +266,7 @@ class Game:
 
     def status(self, state: State) -> str:
         """ "active", "round_over" or "finished"."""
-        return state["status"]
+        return cast(str, state["status"])  # State is JSON-ish
 
     # The state key holding the seat to move while the match is active. A game sets this rather
     # than overriding `to_move`: `apply` reads the key directly for the usual move's Step.
@@ -468,7 +468,7 @@ class Game:
 
     def result_view(self, result: dict[str, Any] | None) -> dict[str, Any] | None:
         """A copy of the last round's result for a view (a game with a fixed shape may copy faster)."""
-        return json_copy(result)
+        return cast(dict[str, Any] | None, json_copy(result))
 
     # --- bots: the module whose import registers this game's bots (engines/bots.py); no game
     # imports its bots, so the rules never depend on them. None: every level plays at random.
@@ -493,7 +493,7 @@ class Game:
         kind = action.get("type") if isinstance(action, dict) else None
         if kind not in allowed:
             raise InvalidAction(f"unknown action type {kind!r}; this game knows {', '.join(allowed)}")
-        return kind
+        return cast(str, kind)  # one of `allowed`
 
     @staticmethod
     def clone(state: State) -> State:

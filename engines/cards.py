@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 JOKER = "JK"
@@ -29,7 +31,7 @@ ACE_HIGH_CARD_OF = tuple(r + s for s in SUITS for r in ACE_HIGH_RANKS)  # int ->
 ACE_HIGH_INDEX = {code: i for i, code in enumerate(ACE_HIGH_CARD_OF)}  # code -> int
 
 
-def is_card(code: object) -> bool:
+def is_card(code: object) -> TypeGuard[str]:
     return isinstance(code, str) and code in ALL_CODES
 
 

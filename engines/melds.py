@@ -149,12 +149,12 @@ def interpretations(cards: Iterable[str], rules: MeldRules) -> list[Meld]:
     flex = Counter(c for c in cards if c != JOKER and rules.is_wild(c))
     plain = [c for c in cards if not rules.is_wild(c)]
     codes = sorted(flex)
-    found: dict[tuple, tuple[tuple, Meld]] = {}
+    found: dict[tuple[object, ...], tuple[tuple[int, int, int, bool], Meld]] = {}  # key: the meld read
     for choice in product(*(range(flex[c] + 1) for c in codes)):
         as_wild = [c for c, j in zip(codes, choice, strict=True) for _ in range(j)]
         naturals = plain + [c for c, j in zip(codes, choice, strict=True) for _ in range(flex[c] - j)]
         wilds = sorted(jokers + as_wild)
-        readings: list[tuple[tuple, Meld]] = []
+        readings: list[tuple[tuple[int, int, int, bool], Meld]] = []
         if not naturals:
             meld = all_wild_reading(wilds, rules)
             if meld is not None:

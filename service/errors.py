@@ -8,11 +8,13 @@ malformed header, an unknown file), where the status is the point.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ApiError(Exception):
     """An HTTP error with its machine id (docs/api.md)."""
 
-    def __init__(self, status: int, error: str, message: str, errors: dict | None = None):
+    def __init__(self, status: int, error: str, message: str, errors: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.error = error
@@ -27,11 +29,11 @@ class DomainError(Exception):
 
     error = "conflict"
 
-    def __init_subclass__(cls, error: str = "", **kwargs):
+    def __init_subclass__(cls, error: str = "", **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.error = error or cls.error
 
-    def __init__(self, message: str, errors: dict | None = None):
+    def __init__(self, message: str, errors: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.errors = errors

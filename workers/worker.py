@@ -6,8 +6,11 @@ from __future__ import annotations
 import logging
 import signal
 import time
+from types import FrameType
 
 import redis
+from rq.job import Job
+from rq.queue import Queue
 from rq.worker import SimpleWorker
 
 from service.config import Config
@@ -31,9 +34,9 @@ class CardtableWorker(SimpleWorker):
 
     stop_asked = False
 
-    def request_stop(self, signum, frame):
+    def request_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
-        super().request_stop(signum, frame)
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # RQ's is unannotated
 
     def note_stops(self) -> None:
         """Handle the stop signals by remembering them, wherever RQ's own handlers are not
@@ -42,26 +45,26 @@ class CardtableWorker(SimpleWorker):
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self.note_stop)
 
-    def note_stop(self, signum, frame):
+    def note_stop(self, signum: int, frame: FrameType | None) -> None:
         self.stop_asked = True
 
-    def _install_signal_handlers(self):
-        super()._install_signal_handlers()
+    def _install_signal_handlers(self) -> None:
+        super()._install_signal_handlers()  # type: ignore[no-untyped-call]  # RQ's is unannotated
         if self.stop_asked:  # asked while starting: RQ's loop stops before its first job
             self._stop_requested = True
 
-    def execute_job(self, job, queue):
+    def execute_job(self, job: Job, queue: Queue) -> None:
         """Run the job with its ids on every line it logs (the request that enqueued it, the
         job's own) and in its span (service/infra/tracing.py); one DEBUG line when it is done."""
         started = time.monotonic()
         with logs.bound(request_id=(job.meta or {}).get("request_id"), job_id=job.id), tracing.job_span(job):
             try:
-                return super().execute_job(job, queue)
+                super().execute_job(job, queue)  # RQ's returns nothing
             finally:
                 if log.isEnabledFor(logging.DEBUG):
                     log.debug("job %s done in %.1f ms", job.func_name, (time.monotonic() - started) * 1000)
 
-    def subscribe(self):
+    def subscribe(self) -> None:
         """RQ's command listener (stop or kill a job, shut down), waiting LISTEN_WAIT at a time.
 
         RQ blocks it up to 60 s and stops it by UNSUBSCRIBE, whose reply wakes it. When the
@@ -71,7 +74,7 @@ class CardtableWorker(SimpleWorker):
         self.log.info("Worker %s: subscribing to channel %s", self.name, self.pubsub_channel_name)
         self.pubsub = self.connection.pubsub()
         self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
-        self.pubsub_thread = self.pubsub.run_in_thread(
+        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment]  # rq declares it None
             sleep_time=LISTEN_WAIT, daemon=True, exception_handler=self._pubsub_exception_handler
         )
 

@@ -7,6 +7,8 @@ Internal to `engines.meld_solver`; cards in the choices are ints of the rummy la
 
 from __future__ import annotations
 
+from typing import Any
+
 from engines.cards import CARD_INDEX, JOKER, RANK_VALUE, SUITS, card_of
 from engines.meld_solver._hand import Setup
 from engines.meld_solver._search import BITS, Solver
@@ -92,7 +94,7 @@ def draft_room(draft: Draft, solver: Solver) -> int:
     return min(solver.max_run - (draft.hi - draft.lo + 1), solver.maxw - k)
 
 
-def draft_of(choice: tuple, spare: list[str]) -> Draft:
+def draft_of(choice: tuple[Any, ...], spare: list[str]) -> Draft:
     """The meld of one recorded choice, with the wilds it takes: its wild-rank cards acting as
     wilds and the first of the spare wilds."""
     kind, from_pool, used = choice[0], choice[-2], choice[-1]

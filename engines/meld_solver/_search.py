@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from itertools import product
+from typing import Any
 
 from engines.cards import SUITS
 from engines.melds import MeldRules
@@ -22,6 +23,8 @@ INF = 1 << 60
 # itself, stays.
 Pool = tuple[int, ...]
 Key = tuple[int, Pool, int]
+# A meld's recorded choice: its kind, card indices and wilds, flat (engines/meld_solver/_replay.py).
+Option = tuple[Any, ...]
 
 
 # Per card, the count fields of the cards that may share a meld with it and come later in the
@@ -33,8 +36,8 @@ LATER = [
 ]
 # A meld through one card: (naturals, wilds it needs, naturals it holds, room, option), where
 # naturals are those left after it (`Solver._shapes`) or those it uses (the cache).
-Shape = tuple[int, int, int, int, tuple]
-SHAPES: dict[tuple, list[Shape]] = {}
+Shape = tuple[int, int, int, int, Option]
+SHAPES: dict[tuple[MeldRules, int, int, int], list[Shape]] = {}
 SHAPES_MAX = 30_000  # about 20 MB; the cache starts again empty when full
 
 
@@ -88,7 +91,7 @@ class Solver:
         self.bounds: dict[tuple[int, int], int] = {}
         self.exact: dict[Key, int] = {}
         self.lower: dict[Key, int] = {}
-        self.choice: dict[Key, tuple] = {}
+        self.choice: dict[Key, Option] = {}
 
     def base(self, pool: Pool, room: int) -> int:
         """The cost of the wilds left when no natural is: melds with room take the dearest."""
@@ -179,13 +182,13 @@ class Solver:
             + 8 * (x & b3).bit_count()
         )
 
-    def _melds(self, i: int, rest: int, pool: Pool, room: int) -> list[tuple[int, Pool, int, tuple]]:
+    def _melds(self, i: int, rest: int, pool: Pool, room: int) -> list[tuple[int, Pool, int, Option]]:
         """(naturals after, pool after, room after, option) for each meld whose lowest natural is i.
 
         Melds that leave the same cards keep only the one with the most room, and the options
         come biggest meld first so that good bounds are found early.
         """
-        found: dict[tuple[int, Pool], tuple[int, int, tuple]] = {}
+        found: dict[tuple[int, Pool], tuple[int, int, Option]] = {}
         if not self.flex:
             for delta, k, naturals, extra, option in self._shapes_of(i, rest, min(self.maxw, len(pool))):
                 nx = rest - delta
@@ -215,7 +218,7 @@ class Solver:
         ranked = sorted(found.items(), key=lambda kv: -kv[1][1])
         return [(ny, npool, r, option) for (ny, npool), (r, _, option) in ranked]
 
-    def _wilds(self, nx: int, pool: Pool, k: int):
+    def _wilds(self, nx: int, pool: Pool, k: int) -> Iterator[tuple[int, Pool, int, tuple[int, ...]]]:
         """Ways to find k wilds: the dearest j of the pool plus k - j wild-rank naturals.
 
         A wild-rank natural is taken only when it is dearer than every pool wild left: keeping
@@ -230,7 +233,7 @@ class Solver:
                 if all(2 * self.cost[f] > floor for f in used):
                     yield ny, pool[j:], j, used
 
-    def _flex_draws(self, nx: int, t: int, start: int):
+    def _flex_draws(self, nx: int, t: int, start: int) -> Iterator[tuple[int, tuple[int, ...]]]:
         """Ways to take t wild-rank naturals from nx as wilds (one card per interchangeable group)."""
         if not t:
             yield nx, ()

@@ -56,7 +56,7 @@ Decisions the rules leave open (each also written in place in docs/rules/three-t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from engines import rng as rngmod
 from engines.base import Action, Event, Game, Option, State, json_copy
@@ -155,7 +155,7 @@ class ThreeThirteenGame(Game):
     # --- helpers -------------------------------------------------------------
     @staticmethod
     def _size(state: State) -> int:
-        return state["schedule"][state["round"] - 1]
+        return cast(int, state["schedule"][state["round"] - 1])  # State is JSON-ish
 
     def _rules(self, state: State) -> MeldRules:
         return tt.meld_rules(state["options"], self._size(state))

@@ -57,7 +57,8 @@ Decisions the rules leave open (each also written in place in docs/rules/zoliky.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from engines import rng as rng_mod
 from engines.base import Action, Event, Game, Option, State, json_copy
@@ -92,7 +93,7 @@ def _discard_seats(state: State) -> list[int | None]:
     this was kept, the owners of the cards already there are unknown (None)."""
     if "discard_seats" not in state:
         state["discard_seats"] = [None] * len(state["discard"])
-    return state["discard_seats"]
+    return cast(list[int | None], state["discard_seats"])  # State is JSON-ish
 
 
 def _plan(
@@ -245,7 +246,7 @@ class ZolikyGame(Game):
         problem = phase_problem(kind, state["phase"]) or melding_turn_problem(kind, state["turn_number"])
         if problem:
             raise IllegalAction(problem)
-        handler = getattr(self, f"_do_{kind}")
+        handler: Callable[[State, int, Action], list[Event]] = getattr(self, f"_do_{kind}")
         return handler(state, seat, action)
 
     def _resign(self, state: State, seat: int) -> list[Event]:

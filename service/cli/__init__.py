@@ -16,6 +16,8 @@ import os
 import secrets
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import cast
 
 from service.cli.apps import add_apps
 from service.cli.supervisor import Child, cores, supervise
@@ -83,10 +85,10 @@ def _embedded(data_dir: str, env: dict[str, str], bot_workers: int) -> list[Chil
     write_private(os.path.join(data_dir, REDIS_URL_FILE), url + "\n")
     log.info("embedded Redis on 127.0.0.1:%d (data and URL in %s)", port, data_dir)
 
-    def redis_proc() -> subprocess.Popen:
+    def redis_proc() -> subprocess.Popen[bytes]:
         return start_redis(redis_dir, port=port, password=password)[0]
 
-    def worker_proc(*options: str):
+    def worker_proc(*options: str) -> Callable[[], subprocess.Popen[bytes]]:
         # Embedded mode runs its own workers; with REDIS_URL, run `cardtable worker` separately.
         return lambda: subprocess.Popen([sys.executable, "-m", "service.cli", "worker", *options], env=env)
 
@@ -349,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:  # CARDTABLE_LOG_LEVEL or _FORMAT mistyped
         sys.exit(f"cardtable: {e}")
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    return cast(int, args.func(args))  # each command's function returns its exit code
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 
 log = logging.getLogger("cardtable")
 
@@ -22,7 +23,13 @@ def cores() -> int:
 class Child:
     """A process `serve` runs; with `restart`, started again when it dies instead of stopping all."""
 
-    def __init__(self, name: str, start, restart: bool, proc: subprocess.Popen | None = None):
+    def __init__(
+        self,
+        name: str,
+        start: Callable[[], subprocess.Popen[bytes]],
+        restart: bool,
+        proc: subprocess.Popen[bytes] | None = None,
+    ) -> None:
         self.name, self.start, self.restart = name, start, restart
         self.proc = proc
         self.started = time.monotonic()
@@ -75,7 +82,7 @@ def supervise(children: list[Child]) -> int:
             child.launch()
     stopping = False
 
-    def stop(*_):
+    def stop(*_: object) -> None:
         nonlocal stopping
         stopping = True
 

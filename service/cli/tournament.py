@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where it runs: `cardtable --help` needs none of the engines
+    from engines.tournament import TournamentResult
 
 
 def add_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -78,7 +82,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-def plot(result, path: str, options: dict | None = None) -> None:
+def plot(result: TournamentResult, path: str, options: dict[str, Any] | None = None) -> None:
     """Each side's win rate with its 95% interval, and the even share as a dashed line."""
     import matplotlib
 

@@ -165,7 +165,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(play_blp)  # the web table; not in the OpenAPI document (docs/play.md)
 
     @app.get(SWAGGER_UI_ASSETS + "<name>")
-    def _swagger_ui_asset(name: str):
+    def _swagger_ui_asset(name: str) -> Response:
         if name not in SWAGGER_UI_FILES:
             raise ApiError(404, "not_found", f"no documentation asset {name!r}")
         folder = importlib.resources.files("swagger_ui") / "static"
@@ -258,26 +258,26 @@ def _install_error_handlers(app: Flask) -> None:
     take their status from `STATUS`."""
 
     @app.errorhandler(ApiError)
-    def _api_error(e: ApiError):
+    def _api_error(e: ApiError) -> Response:
         return error_response(e.status, e.error, e.message, e.errors)
 
     @app.errorhandler(errors.DomainError)
-    def _domain_error(e: errors.DomainError):
+    def _domain_error(e: errors.DomainError) -> Response:
         return error_response(status_of(e), e.error, e.message, e.errors)
 
     @app.errorhandler(errors.QuotaExceeded)
-    def _quota_exceeded(e: errors.QuotaExceeded):
+    def _quota_exceeded(e: errors.QuotaExceeded) -> Response:
         return error_response(
             429, e.error, e.message, headers={"Retry-After": str(e.retry_after)}, quota=e.quota
         )
 
     @app.errorhandler(engine_errors.EngineError)
-    def _engine_error(e: engine_errors.EngineError):
+    def _engine_error(e: engine_errors.EngineError) -> Response:
         return error_response(status_of(e), e.error, str(e))
 
     app.register_error_handler(RateLimited, _rate_limited_response)
 
-    def _store_unreachable(e: Exception):
+    def _store_unreachable(e: Exception) -> Response:
         # Redis down or restarting, or a cluster failing over (CLUSTERDOWN, a demoted master's
         # READONLY, a slot no node covers yet), is not the client's fault nor a bug: a 503 it
         # may retry (with If-Match, a retried move whose first answer was lost is refused with
@@ -301,7 +301,7 @@ def _install_request_ids(app: Flask) -> None:
     request: method, path (never the query: no token or code is logged), status, time."""
 
     @app.before_request
-    def _bind_request():
+    def _bind_request() -> None:
         environ = request.environ
         view_args = request.view_args or {}
         environ[_LOG_TOKEN] = logs.bind(
@@ -321,7 +321,7 @@ def _install_request_ids(app: Flask) -> None:
         return resp
 
     @app.teardown_request
-    def _unbind_request(exc):
+    def _unbind_request(exc: BaseException | None) -> None:
         token = request.environ.pop(_LOG_TOKEN, None)
         if token is not None:
             try:
@@ -352,7 +352,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
     limit, address_limit, unlimited = config.RATE_LIMIT, config.address_rate_limit, _unlimited(config)
 
     @app.before_request
-    def _rate_limit():
+    def _rate_limit() -> None:
         req = current_request()
         environ = req.environ
         if environ.get("PATH_INFO") in unlimited:
@@ -392,7 +392,7 @@ def _install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         return resp
 
     @app.teardown_request
-    def _forget_rate(exc):
+    def _forget_rate(exc: BaseException | None) -> None:
         svc.store.rates.forget()  # never carry a count over to this thread's next request
 
 
@@ -436,7 +436,7 @@ def _install_credentials(app: Flask, config: Config) -> None:
     CARDTABLE_REQUIRE_APP: these calls need an app key or a player token."""
 
     @app.before_request
-    def _check_credential():
+    def _check_credential() -> None:
         req = current_request()
         if req.method != "POST" or req.endpoint not in APP_ONLY_ENDPOINTS:
             return

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 from engines.base import Game, Option
@@ -222,7 +223,9 @@ def _refused(game: Game, seats: int) -> list[dict[str, Any]]:
     return [{names[i]: v for i, v in sorted(p.items())} for p in found]
 
 
-def _all_refused(fixed: dict[int, Any], finite: dict[str, list[Any]], names: list[str], refused: set) -> bool:
+def _all_refused(
+    fixed: dict[int, Any], finite: dict[str, list[Any]], names: list[str], refused: set[tuple[Any, ...]]
+) -> bool:
     free = [finite[n] if i not in fixed else [fixed[i]] for i, n in enumerate(names)]
     return all(c in refused for c in itertools.product(*free))
 
@@ -304,7 +307,7 @@ def game_components(service_options: dict[str, Option]) -> dict[str, dict[str, A
     return out
 
 
-def _per_game(table_rule) -> dict[str, Any]:
+def _per_game(table_rule: Callable[[Game, int, int, dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
     """One branch a game, each with a branch a run of seat counts.
 
     Under `if`/`then`: client generators leave those out and keep one model for the body (a

@@ -122,7 +122,7 @@ _FIELDS: dict[str, _Field] = {
 def _emptied(schema: dict[str, Any]) -> dict[str, Any]:
     """A field's schema as a template holds it: empty (a list without items, a string without
     characters) or filled in."""
-    out = json_copy(schema)
+    out: dict[str, Any] = json_copy(schema)
     if out.get("type") == "array":
         out.pop("minItems", None)
     elif "$ref" in out:  # a card, or no card yet
@@ -159,7 +159,9 @@ def _parses(game: Game, state: dict[str, Any], action: dict[str, Any]) -> bool:
     return True
 
 
-def _integer_bounds(game: Game, state: dict[str, Any], action: dict[str, Any], name: str, maximum: int):
+def _integer_bounds(
+    game: Game, state: dict[str, Any], action: dict[str, Any], name: str, maximum: int
+) -> int | None:
     """The range of whole numbers from 0 the engine takes in field `name`, or None when it
     takes no such number."""
     if not _parses(game, state, {**action, name: 0}):
@@ -174,7 +176,9 @@ def _integer_bounds(game: Game, state: dict[str, Any], action: dict[str, Any], n
     return inside
 
 
-def _typed_action(game: Game, state: dict[str, Any], kind: str, fields: tuple[str, ...], maximum: int):
+def _typed_action(
+    game: Game, state: dict[str, Any], kind: str, fields: tuple[str, ...], maximum: int
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The schema of one action type (None when the engine refuses the vocabulary's samples:
     the caller then describes the game's actions as action values) and its template's."""
     if any(f not in _FIELDS for f in fields):

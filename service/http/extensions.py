@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from functools import wraps
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import marshmallow as ma
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_instance
-from flask import Request, jsonify, request
+from flask import Request, Response, jsonify, request
 from flask_smorest import Api as BaseApi
 from flask_smorest import Blueprint as BaseBlueprint
 from webargs.core import is_json
@@ -18,6 +20,10 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from engines.base import json_copy
 from service import codec
 from service.errors import ApiError
+
+# A view function; F: one that a decorator which only documents it hands back as it was.
+View = Callable[..., Any]
+F = TypeVar("F", bound=View)
 
 # The machine id (docs/api.md) for each status that has no more specific one.
 ERROR_IDS = {
@@ -41,16 +47,17 @@ class Schema(ma.Schema):
     class Meta:
         ordered = True
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         # apispec takes a schema's description from Meta, not from its docstring: the docstring
         # is carried over, so /docs describes every schema in the words the code has.
         super().__init_subclass__(**kwargs)
         doc = cls.__dict__.get("__doc__")
         if doc:
-            cls.Meta = type("Meta", (cls.Meta,), {"description": inspect.cleandoc(doc)})
+            # a subclass of Meta made at run time, which mypy cannot follow
+            cls.Meta = type("Meta", (cls.Meta,), {"description": inspect.cleandoc(doc)})  # type: ignore[misc,assignment]
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         """JSON Schema keywords of the whole object that the fields cannot say (a rule between
         two fields, one game's bounds), added to the schema's component by `ContractPlugin`;
         the schema's own checks (or the engine's) enforce the same."""
@@ -79,8 +86,14 @@ class ContractPlugin(MarshmallowPlugin):
     - `Schema.json_schema_extra` is merged in.
     """
 
-    def schema_helper(self, name, _, schema=None, **kwargs):
-        json_schema = super().schema_helper(name, _, schema=schema, **kwargs)
+    # `_` as MarshmallowPlugin names it (apispec passes it by position), not BasePlugin's `definition`
+    def schema_helper(  # type: ignore[override]
+        self, name: str, _: dict[str, Any], schema: Any = None, **kwargs: Any
+    ) -> dict[str, Any] | None:
+        # MarshmallowPlugin's own is unannotated
+        json_schema: dict[str, Any] | None = super().schema_helper(  # type: ignore[no-untyped-call]
+            name, _, schema=schema, **kwargs
+        )
         if json_schema is None:
             return None
         instance = resolve_schema_instance(schema)
@@ -90,7 +103,9 @@ class ContractPlugin(MarshmallowPlugin):
             _merge(json_schema, instance.json_schema_extra())
         return json_schema
 
-    def operation_helper(self, path=None, operations=None, **kwargs):
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
         """A text answer without a schema (the event streams, /metrics) is a string: said so, a
         generated client types its body."""
         super().operation_helper(path=path, operations=operations, **kwargs)
@@ -103,7 +118,7 @@ class ContractPlugin(MarshmallowPlugin):
                         content["schema"] = {"type": "string"}
 
 
-def _merge(into: dict, extra: dict) -> None:
+def _merge(into: dict[str, Any], extra: dict[str, Any]) -> None:
     """`extra` added to `into`, object into object (a field's keywords join its own); a key
     whose value in `extra` is None is taken out (a schema whose component is a union of named
     schemas drops the fields it documents them with: service/http/contract.py)."""
@@ -156,17 +171,17 @@ ERROR_EXAMPLES = {
 }
 
 
-def error_example(code: int) -> dict:
+def error_example(code: int) -> dict[str, Any]:
     from http import HTTPStatus
 
     error = "not_your_turn" if code == 409 else ERROR_IDS[code]
     return {"code": code, "status": HTTPStatus(code).phrase, "message": ERROR_EXAMPLES[code], "error": error}
 
 
-def declare_errors(blp, *codes: int):
+def declare_errors(blp: Blueprint, *codes: int) -> Callable[[F], F]:
     """Declare the error answers an operation can give, each an `Error` (docs/api.md, "Errors")."""
 
-    def deco(fn):
+    def deco(fn: F) -> F:
         for code in sorted(set(codes)):
             fn = blp.alt_response(code, schema=ErrorSchema, example=error_example(code))(fn)
         return fn
@@ -189,7 +204,14 @@ def bearer_token() -> str | None:
     return token
 
 
-def error_response(status: int, error: str, message: str, errors=None, headers=None, quota=None):
+def error_response(
+    status: int,
+    error: str,
+    message: str,
+    errors: Any = None,
+    headers: dict[str, str] | None = None,
+    quota: str | None = None,
+) -> Response:
     from http import HTTPStatus
 
     payload = {"code": status, "status": HTTPStatus(status).phrase, "message": message, "error": error}
@@ -204,14 +226,14 @@ def error_response(status: int, error: str, message: str, errors=None, headers=N
     return resp
 
 
-class Api(BaseApi):
+class Api(BaseApi):  # type: ignore[misc]  # flask-smorest ships no types
     ERROR_SCHEMA = ErrorSchema
 
-    def __init__(self, app=None, *, spec_kwargs=None, **kwargs):
+    def __init__(self, app: Any = None, *, spec_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
         spec_kwargs = {"marshmallow_plugin": ContractPlugin(), **(spec_kwargs or {})}
         super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)
 
-    def handle_http_exception(self, error: HTTPException):
+    def handle_http_exception(self, error: HTTPException) -> Response:
         data = getattr(error, "data", None) or {}
         errors = data.get("errors") or data.get("messages")
         # webargs nests body errors under the location name; clients want the fields.
@@ -235,7 +257,7 @@ class Api(BaseApi):
         return error_response(code, ERROR_IDS.get(code, "error"), message, errors, headers)
 
 
-def _flatten(errors, prefix="") -> str:
+def _flatten(errors: Any, prefix: str = "") -> str:
     parts = []
     if isinstance(errors, dict):
         for k, v in errors.items():
@@ -249,22 +271,30 @@ def _flatten(errors, prefix="") -> str:
     return "; ".join(p for p in parts if p)
 
 
-class Blueprint(BaseBlueprint):
+class Blueprint(BaseBlueprint):  # type: ignore[misc]  # flask-smorest ships no types
     # flask-smorest's alt_response and doc only record documentation, yet each also wraps the
     # view in one more call layer (with an ensure_sync check) on every request; keep their
     # record and drop the layer.
-    def alt_response(self, *args, **kwargs):
+    if TYPE_CHECKING:  # flask-smorest's, as typed here
+
+        def response(self, status_code: int, schema: Any = None, **kwargs: Any) -> Callable[[View], View]: ...
+
+        def after_request(self, f: F) -> F: ...
+
+    def alt_response(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
         return _doc_only(super().alt_response(*args, **kwargs))
 
-    def doc(self, **kwargs):
+    def doc(self, **kwargs: Any) -> Callable[[F], F]:
         return _doc_only(super().doc(**kwargs))
 
-    def view_response(self, status_code, schema, **kwargs):
+    def view_response(self, status_code: int, schema: Any, **kwargs: Any) -> Callable[[F], F]:
         """`response` for views that build their own `Response` (flask-smorest then returns it
         untouched): the same OpenAPI entry, without the wrapper's call on every request."""
         return _doc_only(super().response(status_code, schema, **kwargs))
 
-    def arguments(self, schema, *, location="json", **kwargs):
+    def arguments(
+        self, schema: ma.Schema, *, location: str = "json", **kwargs: Any
+    ) -> Callable[[View], View]:
         """flask-smorest's decorator, documented the same, parsing a JSON body or headers itself.
 
         webargs' general machinery (location proxies, hooks, nested wrappers) cost about 0.1 ms
@@ -274,7 +304,7 @@ class Blueprint(BaseBlueprint):
         location), and names the schema does not know are left out as webargs leaves them, so
         clients see no change. Other locations, and queries with list fields, keep webargs.
         """
-        documented = super().arguments(schema, location=location, **kwargs)
+        documented: Callable[[View], View] = super().arguments(schema, location=location, **kwargs)
         if location == "json":
             _note_body(schema)
         if location not in ("json", "headers", "query") or "error_status_code" in kwargs:
@@ -287,12 +317,12 @@ class Blueprint(BaseBlueprint):
         # Small JSON bodies repeat (a move is one of a few hundred: {"type": "play", "card":
         # "QH"}), and a schema's load depends on the body alone: each distinct one is decoded
         # and loaded once, then copied (about 0.1 ms a move of decoding and marshmallow).
-        loaded: dict[bytes, object] = {}
+        loaded: dict[bytes, Any] = {}
         plain_query = location == "query" and _plain(schema)
 
-        def decorator(func):
+        def decorator(func: View) -> View:
             @wraps(func)
-            def wrapper(*args, **kw):
+            def wrapper(*args: Any, **kw: Any) -> Any:
                 raw = _cache_key(location, plain_query)
                 hit = loaded.get(raw) if raw is not None else None
                 if hit is not None:
@@ -315,13 +345,13 @@ class Blueprint(BaseBlueprint):
                 return func(*args, parsed, **kw)
 
             # The OpenAPI entry exactly as flask-smorest writes it.
-            wrapper._apidoc = documented(func)._apidoc
+            wrapper._apidoc = documented(func)._apidoc  # type: ignore[attr-defined]  # flask-smorest's record
             return wrapper
 
         return decorator
 
 
-def _plain(schema) -> bool:
+def _plain(schema: ma.Schema) -> bool:
     """Whether every field of the schema loads a plain value (a number, a string, a flag)."""
     plain = (ma.fields.Integer, ma.fields.Float, ma.fields.String, ma.fields.Boolean)
     return all(type(f) in plain for f in schema.fields.values())
@@ -336,16 +366,16 @@ def _cache_key(location: str, plain_query: bool) -> bytes | None:
     return raw if raw is not None and len(raw) <= BODY_CACHE_BYTES else None
 
 
-def _load_or_none(schema, data):
+def _load_or_none(schema: ma.Schema, data: dict[str, Any]) -> Any:
     try:
         return schema.load(data)
     except ma.ValidationError:
         return None
 
 
-def _doc_only(document):
-    def decorator(func):
-        func._apidoc = document(func)._apidoc
+def _doc_only(document: Callable[[Any], Any]) -> Callable[[F], F]:
+    def decorator(func: F) -> F:
+        func._apidoc = document(func)._apidoc  # type: ignore[attr-defined]  # flask-smorest's record
         return func
 
     return decorator
@@ -360,7 +390,7 @@ BODY_CACHE_ENTRIES = 4096
 def current_request() -> Request:
     """The request itself: hot code reads it once, since each `request.x` is a context lookup
     through the proxy."""
-    return request._get_current_object()  # type: ignore[attr-defined]
+    return request._get_current_object()  # type: ignore[attr-defined,no-any-return]
 
 
 def _small_body() -> bytes | None:
@@ -372,7 +402,7 @@ def _small_body() -> bytes | None:
     return req.get_data(cache=True)
 
 
-def _json_body():
+def _json_body() -> Any:
     """The request's JSON body as webargs reads it: {} when it is not JSON (so required fields
     are reported), 400 when it does not decode.
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
+from typing import cast
 
 from rq import Worker
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
+from service.bootstrap import MatchService
+from service.infra.jobqueue import JobQueue
 from service.matches.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS
 
 
-def render(svc) -> str:
+def render(svc: MatchService) -> str:
     lines = [
         "# HELP cardtable_requests_total HTTP requests by endpoint.",
         "# TYPE cardtable_requests_total counter",
@@ -20,14 +23,15 @@ def render(svc) -> str:
         kind, _, endpoint = key.partition(":")
         if kind == "requests":
             lines.append(f'cardtable_requests_total{{endpoint="{endpoint}"}} {int(value)}')
-    queues = svc.queue.queues
+    queue = cast(JobQueue, svc.queue)  # the API is wired to RQ (build_service)
+    queues = queue.queues
     lines += [
         "# HELP cardtable_queue_jobs Queue depth: jobs waiting in the bot and clock queues (both).",
         "# TYPE cardtable_queue_jobs gauge",
         f"cardtable_queue_jobs {sum(len(q) for q in queues)}",
         "# HELP cardtable_low_priority_jobs Of those, bot turns of bot-only and long matches.",
         "# TYPE cardtable_low_priority_jobs gauge",
-        f"cardtable_low_priority_jobs {len(svc.queue.low)}",
+        f"cardtable_low_priority_jobs {len(queue.low)}",
         "# HELP cardtable_scheduled_jobs Turn clocks and delayed bot moves waiting for their time.",
         "# TYPE cardtable_scheduled_jobs gauge",
         f"cardtable_scheduled_jobs {sum(len(ScheduledJobRegistry(queue=q)) for q in queues)}",
@@ -36,14 +40,14 @@ def render(svc) -> str:
         f"cardtable_failed_jobs {sum(len(FailedJobRegistry(queue=q)) for q in queues)}",
         "# HELP cardtable_workers RQ workers alive.",
         "# TYPE cardtable_workers gauge",
-        f"cardtable_workers {Worker.count(queue=svc.queue.queue)}",
+        f"cardtable_workers {Worker.count(queue=queue.queue)}",
     ]
     lines += _healing(svc, counters)
     lines += _waiter_lines(svc)
     return "\n".join(lines) + "\n"
 
 
-def _healing(svc, counters: dict[str, float]) -> list[str]:
+def _healing(svc: MatchService, counters: dict[str, float]) -> list[str]:
     """The sweeper, the bots' fallbacks and how long a bot's turn takes (docs/api.md)."""
     total, overdue = svc.store.due.counts(time.time())
     lines = [
@@ -99,7 +103,7 @@ def _histogram(
     ]
 
 
-def _waiter_lines(svc) -> list[str]:
+def _waiter_lines(svc: MatchService) -> list[str]:
     waiting = svc.store.open_waiters()
     return [
         "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match or a player's feed.",

@@ -28,7 +28,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -172,7 +172,7 @@ class Players:
 
     def tokens_of(self, player_id: str) -> bytes | None:
         """The player's live token hashes as stored (for `holds`)."""
-        return self.client.hget(player_key(player_id), "tokens")
+        return cast(bytes | None, self.client.hget(player_key(player_id), "tokens"))  # redis-py: Any
 
     def _save(self, player: Player, tokens: list[str]) -> None:
         fields = {"player": json.dumps(player.__dict__), "tokens": json.dumps(tokens)}

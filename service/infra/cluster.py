@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
@@ -43,7 +44,7 @@ ATTEMPTS = 3
 REFRESH_INTERVAL = 0.2
 
 
-def pack_commands(commands: list[tuple]) -> list[bytes]:
+def pack_commands(commands: list[tuple[Any, ...]]) -> list[bytes]:
     """Redis commands in the wire protocol, for one write. hiredis packs each command in C;
     redis-py's own `pack_commands` first walks every argument in Python (33 calls a move).
     Our commands are all str, bytes and int arguments, which hiredis packs as redis-py does."""
@@ -55,7 +56,9 @@ class StateUnavailable(redis.ConnectionError):
     covered): a 503 with Retry-After, like a Redis that is away."""
 
 
-def state_client(url: str, connect: Any = redis.Redis.from_url) -> redis.Redis | RedisCluster:
+def state_client(
+    url: str, connect: Callable[[str], redis.Redis] = redis.Redis.from_url
+) -> redis.Redis | RedisCluster:
     """The client for match state: `RedisCluster` for a redis+cluster:// URL, else one Redis
     (made by `connect`)."""
     if not url.startswith(CLUSTER_SCHEME):
@@ -77,7 +80,7 @@ def state_client(url: str, connect: Any = redis.Redis.from_url) -> redis.Redis |
 
 # A round trip's part for one server: the key whose slot picks the node (None: the queue
 # Redis; a (host, port) pair: that node, after an ASK), and its commands.
-Group = tuple[Any, list[tuple]]
+Group = tuple[Any, list[tuple[Any, ...]]]
 
 
 class Router:

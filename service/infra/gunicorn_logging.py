@@ -4,13 +4,15 @@ with `--logger-class service.infra.gunicorn_logging.Logger`."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from gunicorn import glogging
 
 from service.infra import logs
 
 
-class Logger(glogging.Logger):
-    def setup(self, cfg) -> None:
+class Logger(glogging.Logger):  # type: ignore[misc]  # gunicorn ships no types
+    def setup(self, cfg: Any) -> None:
         super().setup(cfg)
         fmt = logs.Settings().format
         for logger in (self.error_log, self.access_log):

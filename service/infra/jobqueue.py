@@ -8,7 +8,7 @@ jobs from the same queues."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 import redis
 from rq import Queue
@@ -134,7 +134,7 @@ class JobQueue:
         job_id = rematch_job_id(match_id)
         self._enqueue(self.queue, "workers.jobs.rematch_expired", (match_id,), job_id, seconds)
 
-    def enqueue_fan_out(self, match_id: str, version: int, notices: list[dict]) -> None:
+    def enqueue_fan_out(self, match_id: str, version: int, notices: list[dict[str, Any]]) -> None:
         """A commit's notices for the apps' webhooks (workers/webhooks.py): one job a commit."""
         # enqueue_many writes the job and queues it in one round trip (enqueue takes two): this
         # runs on the commit path, a bot worker's too.
@@ -175,7 +175,7 @@ class JobQueue:
         queue.enqueue_many(jobs)
 
     @staticmethod
-    def _enqueue(queue: Queue, func: str, args: tuple, job_id: str, seconds: float) -> None:
+    def _enqueue(queue: Queue, func: str, args: tuple[Any, ...], job_id: str, seconds: float) -> None:
         # The request id and trace context of whoever enqueued it (service/infra/tracing.py).
         kwargs = dict(job_id=job_id, result_ttl=0, failure_ttl=24 * 3600, meta=job_meta())
         if seconds > 0:

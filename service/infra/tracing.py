@@ -19,9 +19,13 @@ import logging
 import os
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.infra import logs
+
+if TYPE_CHECKING:  # the optional `otel` extra: imported only while tracing is on
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.trace import Tracer
 
 log = logging.getLogger("cardtable.tracing")
 
@@ -29,8 +33,8 @@ _NOTHING: AbstractContextManager[None] = nullcontext()
 
 
 class _State:
-    tracer: Any = None  # an opentelemetry Tracer while tracing is on
-    provider: Any = None
+    tracer: Tracer | None = None  # while tracing is on
+    provider: TracerProvider | None = None
 
 
 _state = _State()
@@ -115,7 +119,7 @@ def span(name: str, **attributes: Any) -> AbstractContextManager[Any]:
     return _state.tracer.start_as_current_span(name, attributes=_attributes(attributes))
 
 
-def redis_span(commands: list[tuple]) -> AbstractContextManager[Any]:
+def redis_span(commands: list[tuple[Any, ...]]) -> AbstractContextManager[Any]:
     """A span of one round trip the store makes on its own connections (service/matches/store.py),
     named like redis-py's instrumentation names its spans: the commands, never their values."""
     if _state.tracer is None:

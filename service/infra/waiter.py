@@ -11,7 +11,7 @@ from typing import Any
 
 def _client_left(sock: Any) -> bool:
     """Whether the client at the other end of `sock` has closed it (never blocks)."""
-    raw = getattr(sock, "_sock", sock)  # gevent's socket wraps the real one
+    raw: socket.socket = getattr(sock, "_sock", sock)  # gevent's socket wraps the real one
     try:
         return raw.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
     except BlockingIOError:

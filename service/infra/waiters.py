@@ -37,7 +37,7 @@ from typing import Any
 import redis
 
 from service.infra import waiter_counts
-from service.infra.waiter import Waiter
+from service.infra.waiter import Waiter as Waiter  # its users import it from the hub
 from service.infra.waiter_counts import HEARTBEAT_SECONDS, KINDS, METRICS_KEY, REPORT_SECONDS
 
 log = logging.getLogger("cardtable.waiters")
@@ -94,7 +94,9 @@ class _Watching:
         `mark`, so a read made after it saw every commit that will not wake the waiter."""
         return False
 
-    def wait_read(self, waiter: Waiter, key: Any, read: Callable[[], tuple], wait: float) -> tuple | None:
+    def wait_read(
+        self, waiter: Waiter, key: Any, read: Callable[[], tuple[Any, ...]], wait: float
+    ) -> tuple[Any, ...] | None:
         """Up to `wait` seconds: `read()` after each wake-up; its first answer whose first item
         is not empty, else None (time up, or the client hung up)."""
         deadline = time.monotonic() + wait
@@ -102,7 +104,7 @@ class _Watching:
             left = deadline - time.monotonic()
             if left <= 0 or not waiter.wait(left):
                 break
-            answer = self.shared_read(waiter, key, read)
+            answer: tuple[Any, ...] = self.shared_read(waiter, key, read)
             if answer[0]:
                 return answer
         return None
@@ -237,15 +239,15 @@ class Hub(_Watching):
         # Per channel, what each confirmation still to come will set (None: an unsubscribe).
         # Redis answers a connection's commands in order, so a SUBSCRIBE, UNSUBSCRIBE,
         # SUBSCRIBE of one channel in flight at once each meet their own confirmation.
-        self._expect: dict[str, collections.deque] = {}
+        self._expect: dict[str, collections.deque[threading.Event | None]] = {}
         self._conn: Any = None
         self._epoch = 0  # connections made or lost: notifications may be lost in between
-        self._counts: collections.Counter = collections.Counter()
+        self._counts: collections.Counter[str] = collections.Counter()
         self._pid = os.getpid()
         threading.Thread(target=self._read_forever, name="waiters-reader", daemon=True).start()
         threading.Thread(target=self._housekeep_forever, name="waiters-housekeeper", daemon=True).start()
 
-    def _send(self, command: str, channels: list[str], confirmations: list) -> None:
+    def _send(self, command: str, channels: list[str], confirmations: list[threading.Event | None]) -> None:
         """Send a (un)subscribe for `channels`; hold self._lock. Without a connection it is
         left to the reader, which subscribes every registered channel when it (re)connects."""
         if self._conn is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -57,7 +57,7 @@ class Acting:
                     raise errors.IdempotencyKeyReused(
                         "this Idempotency-Key was used with a different request body",
                     )
-                return first["response"]
+                return cast(dict[str, Any], first["response"])  # the answer stored as JSON
         try:
             return self._act(match, seat, action, if_match, idem_key)
         except BaseException:
@@ -77,7 +77,7 @@ class Acting:
 
     def _act(
         self, match: Match, seat: int, action: dict[str, Any], if_match: int | None, idem_key: str | None
-    ):
+    ) -> dict[str, Any]:
         def change(match: Match) -> Write:
             if if_match is not None and if_match != match.version:
                 raise errors.StaleVersion(f"the match is at version {match.version}, not {if_match}")
@@ -94,7 +94,7 @@ class Acting:
                 idem = (idem_key, stored, self.repo.config.IDEMPOTENCY_TTL)
             return Write(step.events, response, idem)
 
-        return self.repo.update(match.id, match, change)
+        return cast(dict[str, Any], self.repo.update(match.id, match, change))  # the Write's result
 
     def start_round(self, match_id: str, token: str | None) -> dict[str, Any]:
         match = self.repo.load(match_id, token=token)
@@ -108,7 +108,7 @@ class Acting:
             step = match.start_next_round()
             return Write(step.events, self.view(match, seat, match.next_version))
 
-        return self.repo.update(match_id, match, change)
+        return cast(dict[str, Any], self.repo.update(match_id, match, change))  # the Write's result
 
     def end(self, match_id: str, token: str | None) -> dict[str, Any]:
         """The host ends the match now (games with `target_wins`). It takes no If-Match, so a
@@ -124,4 +124,4 @@ class Acting:
             step = match.end_match()
             return Write(step.events, self.view(match, seat, match.next_version))
 
-        return self.repo.update(match_id, match, change)
+        return cast(dict[str, Any], self.repo.update(match_id, match, change))  # the Write's result

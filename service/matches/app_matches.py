@@ -10,7 +10,7 @@ Entries of matches that expired are dropped by the listing that finds them gone,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from service import errors
 from service.identity.players import Player
@@ -136,7 +136,7 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
         events = match.abort(ABORTED_BY_APP)
         return Write(events, Following.view(match, None, match.next_version, app=app_id))
 
-    return repo.update(match_id, None, change)
+    return cast(dict[str, Any], repo.update(match_id, None, change))  # the Write's result
 
 
 # --- a player's data ------------------------------------------------------------------------

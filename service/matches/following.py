@@ -129,7 +129,7 @@ class Following:
         match: Match | None = None,
         limit: int = EVENTS_PAGE,
         mark: Any = None,
-    ) -> tuple[list[dict], int, int | None]:
+    ) -> tuple[list[dict[str, Any]], int, int | None]:
         """Events after `after` as `holder`'s seat may see them, long-polling up to `wait`
         seconds: at most `limit` of them, and the seq to ask after next when more follow.
 
@@ -161,7 +161,7 @@ class Following:
 
     def stream_events(
         self, match_id: str, holder: Holder, after: int, wait: float, waiter: Waiter, catch_up: bool = True
-    ) -> list:
+    ) -> list[dict[str, Any]]:
         """For a stream, which keeps `waiter` registered all its life: the next events after
         `after` (waiting up to `wait` seconds), one read a wake-up. Once `holder.lost` the
         stream must end: its token holds no seat any more.
@@ -225,7 +225,7 @@ class Following:
 
     def _wait_events(
         self, match_id: str, after: int, wait: float, waiter: Waiter
-    ) -> tuple[list, int | None, bytes | None]:
+    ) -> tuple[list[dict[str, Any]], int | None, bytes | None]:
         found = self.waiters.wait_read(
             waiter, (match_id, after), lambda: self.store.events_since(match_id, after), wait
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from engines import hints as engine_hints
 from service import errors
@@ -68,7 +68,8 @@ def compute(game_id: str, view: Mapping[str, Any]) -> dict[str, Any]:
     if patched:
         from gevent import get_hub
 
-        return get_hub().threadpool.apply(engine_hints.hint, (game_id, view))
+        # gevent ships no types
+        return cast(dict[str, Any], get_hub().threadpool.apply(engine_hints.hint, (game_id, view)))
     return engine_hints.hint(game_id, view)
 
 
@@ -122,6 +123,7 @@ def give_hint(repo: MatchRepository, match_id: str, token: str | None) -> dict[s
         return Write(events, answer)
 
     try:
-        return repo.update(match_id, match, change, retries=_RETRIES)
+        # the Write's result
+        return cast(dict[str, Any], repo.update(match_id, match, change, retries=_RETRIES))
     except _Given as already:
         return already.answer

@@ -8,7 +8,7 @@ live here so that match.py holds every write into a record and nothing else of s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from engines.base import Game, Step
 
@@ -36,7 +36,7 @@ class MatchQuestions:
 
     def status(self) -> str:
         """waiting, active, round_over, finished or aborted (docs/api.md, "Views")."""
-        status = self.record["status"]
+        status: str = self.record["status"]
         if status in ("waiting", "aborted"):
             return status
         step = self.step
@@ -56,14 +56,14 @@ class MatchQuestions:
             return None
         entry = self.record["seats"][seat]
         if entry["kind"] == "bot":
-            return entry["level"]
+            return cast(str, entry["level"])  # the record is JSON-ish
         return RESIGNED_LEVEL if self.resigned(seat) else None
 
     def seat_of_player(self, player_id: str) -> int | None:
         """The seat bound to a player (a player sits at most once in a match)."""
         for s in self.record["seats"]:
             if s.get("player") == player_id:
-                return s["seat"]
+                return cast(int, s["seat"])
         return None
 
     def abandoned(self) -> bool:

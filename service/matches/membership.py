@@ -9,6 +9,7 @@ binds is decided here (`bindings`); the binding itself is the match's (`Match.ne
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from service import errors
@@ -61,14 +62,18 @@ def bindings(
     return bound
 
 
+# Whether a match a quota counts is still live (or waiting); None: the match is gone.
+Still = Callable[[str], bool | None]
+
+
 def take_quotas(
     quotas: Quotas,
     config: Config,
     caller: Caller,
     match_id: str,
     record: dict[str, Any],
-    live,
-    waiting,
+    live: Still,
+    waiting: Still,
     quick: bool = False,
 ) -> list[str]:
     """Count a new match against its creator's limits (docs/api.md, "Limits"): an app's live
@@ -104,7 +109,9 @@ def take_quotas(
     return taken
 
 
-def _anonymous(config: Config, record: dict[str, Any], live, waiting, bots_only: bool, quick: bool) -> list:
+def _anonymous(
+    config: Config, record: dict[str, Any], live: Still, waiting: Still, bots_only: bool, quick: bool
+) -> list[tuple[str, int, Still, str]]:
     """The quotas an address without an app key or player token counts a new match against."""
     # Every match is kept for days (IDLE_TTL) whoever plays it: without this count one address
     # could fill the store with all-human matches it never plays.

@@ -20,7 +20,7 @@ the two commits) is forgotten by the next ask, which makes one.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from service import errors
 from service.identity.callers import Caller
@@ -138,7 +138,7 @@ def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller
         # The player's lists and its app's index, outside the match's slot, ride the outbox.
         return Write(events, _answer(match, seat, token), effects=listings.joined(player, match.record, seat))
 
-    return repo.update(new, _created_by_now(repo, new), change)
+    return cast(dict[str, Any], repo.update(new, _created_by_now(repo, new), change))  # the Write's result
 
 
 def _created_by_now(repo: MatchRepository, new: str) -> Match:

@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -109,7 +109,7 @@ class MatchRepository:
     @staticmethod
     def _token_seat(match: Match, token: str) -> int:
         digest = hash_token(token)
-        found = None
+        found: int | None = None
         for s in match.record["seats"]:
             # Compare against every seat so timing says nothing about which seat matched.
             if s.get("token") and hmac.compare_digest(s["token"], digest):
@@ -306,7 +306,7 @@ class MatchRepository:
         if job == "bot":
             return time.time() + self.config.BOT_DELAY + self.config.SWEEP_GRACE
         if job == "clock":
-            return match.record["clock"]["deadline"] + self.config.SWEEP_GRACE
+            return cast(float, match.record["clock"]["deadline"] + self.config.SWEEP_GRACE)  # JSON-ish
         if job == "rematch":
             return (match.reserved_until() or 0.0) + self.config.SWEEP_GRACE
         return None

@@ -5,7 +5,7 @@ commit; what each does to the match is `Match`'s (service/matches/match.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from engines.registry import GAMES
 from service import errors
@@ -151,7 +151,7 @@ class Seats:
             # A player's lists and its app's index, outside the match's slot, ride the outbox.
             return Write(events, answer, effects=listings.joined(player, match.record, seat))
 
-        return self.repo.update(match_id, None, change)
+        return cast(dict[str, Any], self.repo.update(match_id, None, change))  # the Write's result
 
     def _seat_to_join(self, match: Match, player: Player | None) -> int:
         """The seat a join takes, or why none: the match started, its open seats are held for a
@@ -215,7 +215,7 @@ class Seats:
             return Write(events, answer)
 
         try:
-            return self.repo.update(match_id, match, change)
+            return cast(dict[str, Any], self.repo.update(match_id, match, change))  # the Write's result
         except BaseException:
             self.store.invitations.restore(match_id, seat, stored)
             raise
@@ -230,7 +230,7 @@ class Seats:
             events = match.leave(seat)
             return Write(events, self.view(match, seat, match.next_version))
 
-        return self.repo.update(match_id, None, change)
+        return cast(dict[str, Any], self.repo.update(match_id, None, change))  # the Write's result
 
 
 def _owner(caller: Caller | None, app: str | None) -> str | None:

@@ -84,7 +84,7 @@ def _events(raw: list[bytes], archived: bytes | None, after: int, count: int | N
     once `Store.archive` has folded it in too, a moment after its commit)."""
     if archived is not None:
         start = max(after, 0)
-        return codec.loads(zlib.decompress(archived))[start : None if count is None else start + count]
+        return codec.loads(zlib.decompress(archived))[start : None if count is None else start + count]  # type: ignore[no-any-return]  # JSON
     return [codec.loads(e) for e in raw]
 
 
@@ -108,7 +108,7 @@ def _loaded(replies: list[Any], events_after: int | None) -> Loaded | None:
 def _index_entries(match_id: str, version: int, due: float | None, relay_at: float) -> list[Group]:
     """The commit's entries in the due index and the outbox's index (both on the queue Redis;
     `relay_at` 0: no effects)."""
-    entries: list[tuple] = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
+    entries: list[tuple[Any, ...]] = [] if due is None else [("ZADD", DUE_KEY, f"{due:.3f}", match_id)]
     if relay_at:
         entries.append(("ZADD", OUTBOX_KEY, f"{relay_at:.3f}", member(match_id, version)))
     return [(None, entries)] if entries else []
@@ -187,7 +187,7 @@ class Store:
         # webhooks_ttl seconds; their deliveries, with the index of pending ones on the queue Redis.
         self.webhooks = Webhooks(self.state, webhooks_ttl)
         self.deliveries = Deliveries(self.state, client)
-        self._idle: list = []
+        self._idle: list[Any] = []  # raw connections, as _reply reads them
         self._idle_pid = os.getpid()
         # At most this many round trips in flight at once (more wait their turn): under gevent
         # a move seen by 1,000 waiters wakes 1,000 greenlets that each load the match.
@@ -224,7 +224,7 @@ class Store:
     # and a connection per greenlet would be a new connection per request; with the list
     # there are as many as round trips in flight at once (at most HOT_CONNECTIONS), however
     # many requests wait.
-    def _take(self):
+    def _take(self) -> Any:
         self._hot.acquire()
         if self._idle_pid != os.getpid():  # never share a socket across a fork
             self._idle, self._idle_pid = [], os.getpid()
@@ -237,11 +237,11 @@ class Store:
             self._hot.release()
             raise
 
-    def _give(self, conn) -> None:
+    def _give(self, conn: Any) -> None:
         self._idle.append(conn)
         self._hot.release()
 
-    def _roundtrip(self, commands: list[tuple], retry: bool) -> list[Any]:
+    def _roundtrip(self, commands: list[tuple[Any, ...]], retry: bool) -> list[Any]:
         """Send `commands` in one write and read their replies; a failed read drops the
         connection (replies left unread would answer the next call)."""
         conn = self._take()
@@ -253,7 +253,7 @@ class Store:
             self._give(conn)  # a dropped one reconnects on its next use
 
     @staticmethod
-    def _send(conn, commands: list[tuple], retry: bool) -> list[Any]:
+    def _send(conn: Any, commands: list[tuple[Any, ...]], retry: bool) -> list[Any]:
         try:
             conn.send_packed_command(pack_commands(commands))
             replies = [_reply(conn) for _ in commands]
@@ -294,7 +294,7 @@ class Store:
         in the same round trip; with `events_after`, also the events after that seq; with
         `also`, that group of reads too (its replies in `Loaded.also`)."""
         key = _key(match_id, "match")
-        reads: list[tuple] = [("HMGET", key, "v", "n", "data")]
+        reads: list[tuple[Any, ...]] = [("HMGET", key, "v", "n", "data")]
         if events_after is not None:
             # The tenures after the events: they are at least as new as any event read.
             reads += [

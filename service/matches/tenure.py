@@ -17,7 +17,7 @@ itself, so no use case can forget it (tests/test_feed_tenure.py checks the ways 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 
 def hand_on(seat: dict[str, Any]) -> None:
@@ -27,7 +27,7 @@ def hand_on(seat: dict[str, Any]) -> None:
 
 def of_seat(seats: list[dict[str, Any]], seat: int) -> int:
     """The seat's tenure as the record shows it."""
-    return seats[seat].get("tenure", 0)
+    return cast(int, seats[seat].get("tenure", 0))  # the record is JSON-ish
 
 
 def stored_form(seats: list[dict[str, Any]]) -> str:

@@ -35,7 +35,7 @@ from service.infra.rate_limit import RateLimiter
 
 # The store's round trip on its own connections (service/matches/store.py, `Store._exchange`): groups
 # of commands by the key whose node takes them, and whether a dropped read may be repeated.
-Exchange = Callable[[list[tuple[Any, list[tuple]]], bool], list[list[Any]]]
+Exchange = Callable[[list[tuple[Any, list[tuple[Any, ...]]]], bool], list[list[Any]]]
 
 log = logging.getLogger("cardtable.feeds")
 

@@ -16,6 +16,7 @@ from typing import Any
 from rq.job import Job
 
 from service.infra.jobqueue import JobQueue, fan_out_job_id
+from service.matches.repository import NoticeSink
 from service.matches.store import Store
 
 # What a delivery needs of a notice: the players' internal ids stay behind.
@@ -27,7 +28,7 @@ def version_of(match_id: str, notice: dict[str, Any]) -> int:
     return int(notice["id"].removeprefix(f"{match_id}-").split("-", 1)[0])
 
 
-def webhook_sink(store: Store, queue: JobQueue):
+def webhook_sink(store: Store, queue: JobQueue) -> NoticeSink:
     """The sink `build_service` adds to the repository's notice sinks."""
 
     def sink(match_id: str, notices: list[dict[str, Any]], relayed: bool) -> None:

@@ -38,7 +38,7 @@ import hashlib
 import json
 import math
 import zlib
-from typing import Any
+from typing import Any, cast
 
 from engines.registry import GAMES
 from service import codec, errors
@@ -207,7 +207,7 @@ class Erasure:
             return Write([], True)
 
         try:
-            return self.repo.update(match_id, None, change)
+            return cast(bool, self.repo.update(match_id, None, change))  # the Write's result
         except (_Unchanged, errors.NotFound):
             return False
 

@@ -60,7 +60,7 @@ class Knowledge:
                 full.subtract(self.held[s])
         self.unseen: Counter[int] = +full
         self.next_seat = (self.seat + 1) % self.seats
-        self.hand_sizes = [p["cards"] for p in view["players"]]
+        self.hand_sizes: list[int] = [p["cards"] for p in view["players"]]
 
     def unknown_cards(self) -> list[int]:
         """The unseen cards, one entry per copy, in a fixed order."""

@@ -19,7 +19,7 @@ from engines.base import Action
 from engines.cards import JOKER
 from engines.solver_level import discard_reason
 from engines.zoliky.bots.close import find_close
-from engines.zoliky.bots.hand import analyse, slots_of, without
+from engines.zoliky.bots.hand import Slot, analyse, slots_of, without
 from engines.zoliky.bots.knowledge import Knowledge, read_view
 from engines.zoliky.bots.policy import (
     Style,
@@ -71,7 +71,7 @@ def draw(know: Knowledge) -> tuple[Action, str]:
     return {"type": "draw"}, "the discard would not lower the deadwood"
 
 
-def take_if_better(know: Knowledge, slots: list) -> tuple[Action, str] | None:
+def take_if_better(know: Knowledge, slots: list[Slot]) -> tuple[Action, str] | None:
     """Take the discard when it opens the hand, or once open when using it lowers the deadwood."""
     top = know.top
     assert top is not None
@@ -118,7 +118,7 @@ def _improve_words(action: Action) -> str:
     return "putting the melds down lowers the deadwood"
 
 
-def best_discard(know: Knowledge, slots: list) -> tuple[str, int, dict[str, int]]:
+def best_discard(know: Knowledge, slots: list[Slot]) -> tuple[str, int, dict[str, int]]:
     """The least deadwood left, dearest first on ties; a joker only when no normal card is left."""
     allowed = sorted({a["card"] for a in know.legal if a["type"] == "discard"})
     normals = [c for c in allowed if c != JOKER] or allowed

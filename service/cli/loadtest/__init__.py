@@ -12,6 +12,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import cast
 
 from service.infra.embedded import free_port
 
@@ -76,6 +77,6 @@ def embedded_service(data_dir: str, threads: int, log_path: str) -> Iterator[str
 def _ready(url: str) -> bool:
     try:
         with urllib.request.urlopen(url + "/readyz", timeout=5) as resp:
-            return resp.status == 200
+            return cast(bool, resp.status == 200)  # urlopen's answer is typed Any
     except OSError:
         return False

@@ -24,7 +24,7 @@ import os
 import random
 import time
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import gevent
 from locust import FastHttpUser, events, task
@@ -68,7 +68,7 @@ def complete(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 MATCHES: dict[str, list[float]] = {}
 
 
-@events.quitting.add_listener
+@events.quitting.add_listener  # type: ignore[untyped-decorator]  # locust's is unannotated
 def _print_matches(environment: Any, **_: Any) -> None:
     print("\nMatches played (from the first request to the end)")
     print(f"{'Name':<40} {'# matches':>10} {'avg s':>8} {'max s':>8}")
@@ -90,7 +90,7 @@ def progress_line(environment: Any, elapsed: float) -> str:
     )
 
 
-@events.test_start.add_listener
+@events.test_start.add_listener  # type: ignore[untyped-decorator]  # locust's is unannotated
 def _start_progress(environment: Any, **_: Any) -> None:
     # Only where the players run in this process: a distributed master or worker sees half of it.
     if PROGRESS_EVERY <= 0 or not isinstance(environment.runner, LocalRunner):
@@ -219,4 +219,4 @@ class Player(FastHttpUser):
             if news and news["events"]:
                 after = news["events"][-1]["seq"]
             view = self.call("GET", path, "/v1/matches/{id}", token)
-        return view["status"]
+        return cast(str, view["status"])  # the match view, as JSON

@@ -4,6 +4,8 @@ app's match or player answers 404, as one that never was."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response
 from flask.views import MethodView
 
@@ -41,7 +43,7 @@ class AppMatches(MethodView):
     @blp.response(200, AppMatchesSchema, example=examples.APP_MATCHES)
     @declare_errors(blp, 401, 422, 429, 503)
     @blp.doc(operationId="listAppMatches", security=APP_KEY)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """Your app's matches, newest first, with filters
 
         Every match created with your app key or by one of your players, and every match one
@@ -60,7 +62,7 @@ class AbortMatch(MethodView):
     @blp.view_response(200, ViewSchema, example=examples.ABORTED)
     @declare_errors(blp, 401, 404, 409, 429, 503)
     @blp.doc(operationId="abortMatch", security=APP_KEY)
-    def post(self, match_id):
+    def post(self, match_id: str) -> Response:
         """Abort a live match your app created; answers its public view
 
         The match is `aborted` at once, with a `match_over` event (reason `aborted_by_app`,
@@ -78,7 +80,7 @@ class PlayerExport(MethodView):
     @blp.view_response(200, PlayerExportSchema, example=examples.PLAYER_EXPORT)
     @declare_errors(blp, 401, 404, 429, 503)
     @blp.doc(operationId="exportPlayer", security=APP_KEY)
-    def get(self, external_id):
+    def get(self, external_id: str) -> Response:
         """Everything the service holds of one of your players (GDPR art. 15 and 20)
 
         The player (external id, name, metadata, created, ratings) and every stored match it
@@ -97,7 +99,7 @@ class ErasePlayer(MethodView):
     @blp.response(200, ErasedSchema, example=examples.ERASED)
     @declare_errors(blp, 401, 404, 409, 429, 503)
     @blp.doc(operationId="erasePlayer", security=APP_KEY)
-    def delete(self, external_id):
+    def delete(self, external_id: str) -> dict[str, Any]:
         """Erase one of your players (GDPR art. 17)
 
         Its tokens stop at once (401), it leaves every leaderboard of your app, and in every

@@ -1,5 +1,7 @@
 """GET /v1/games: the games this server hosts."""
 
+from typing import Any
+
 from flask.views import MethodView
 
 from engines.registry import GAMES
@@ -17,7 +19,7 @@ class Games(MethodView):
     # Rate limited like every /v1 call; it needs no Redis (it answers while Redis is away).
     @declare_errors(blp, 429)
     @blp.doc(operationId="listGames")
-    def get(self):
+    def get(self) -> dict[str, Any]:
         """List the games with player counts, variants, options and bot levels
 
         Each option has its `type`, `default` and `description`, and its bounds where it has

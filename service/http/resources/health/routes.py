@@ -23,7 +23,7 @@ class HealthSchema(Schema):
 class Health(MethodView):
     @blp.response(200, HealthSchema, example=examples.HEALTHY)
     @blp.doc(operationId="healthz")
-    def get(self):
+    def get(self) -> dict[str, str]:
         """The process is up
 
         Needs nothing else (not Redis): a liveness probe. Never rate limited.
@@ -41,7 +41,7 @@ class Ready(MethodView):
         example=examples.NOT_READY,
     )
     @blp.doc(operationId="readyz")
-    def get(self):
+    def get(self) -> dict[str, str]:
         """Redis and the job queue are reachable
 
         A readiness probe: 503 `not_ready` while either is away. Never rate limited.
@@ -63,7 +63,7 @@ class Metrics(MethodView):
     @declare_errors(blp, 401, 429, 503)
     @blp.doc(security=[{}, {"bearer": []}])
     @blp.doc(operationId="metrics")
-    def get(self):
+    def get(self) -> Response:
         """Prometheus text metrics
 
         Counters live in Redis, so every API process shows the same figures (docs/api.md,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from flask import Response
 from flask.views import MethodView
 
 from service.http import examples
-from service.http.extensions import Blueprint, declare_errors
+from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.hints.schemas import HintSchema
-from service.http.resources.matches.routes import bearer_token, json_response, needs_token, service
+from service.http.resources.matches.routes import json_response, needs_token, service
 from service.matches.hints import give_hint
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/matches", description="Hints for people")
@@ -19,7 +20,7 @@ class Hint(MethodView):
     @blp.response(200, HintSchema, example=examples.HINT)
     @declare_errors(blp, 401, 403, 404, 409, 429, 503)
     @blp.doc(operationId="getHint")
-    def get(self, match_id):
+    def get(self, match_id: str) -> Response:
         """The pro bot's action for your seat now, with a reason (needs the match option hints)
 
         Computed from your seat's view only. Counts a hint: `players[].hints_used` rises and the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from flask import current_app
 from flask.views import MethodView
 
@@ -24,7 +26,7 @@ def lobby() -> Lobby:
     if "cardtable_lobby" not in app.extensions:
         svc = app.extensions["cardtable"]
         app.extensions["cardtable_lobby"] = Lobby(svc.repo, svc.seats)
-    return app.extensions["cardtable_lobby"]
+    return cast(Lobby, app.extensions["cardtable_lobby"])  # made above
 
 
 @blp.route("")
@@ -33,7 +35,7 @@ class Listed(MethodView):
     @blp.response(200, LobbyPageSchema, example=examples.LOBBY_PAGE)
     @declare_errors(blp, 422, 429, 503)
     @blp.doc(operationId="listMatches")
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """Listed matches with open seats, newest first (public facts only)
 
         Only matches created with `"listed": true` that are `waiting`. Pass the answer's
@@ -50,7 +52,7 @@ class Quick(MethodView):
     # 401: an Authorization that is no app key or player token (service/http/app.py).
     @declare_errors(blp, 400, 401, 413, 422, 429, 503)
     @blp.doc(operationId="quickPlay")
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Take a seat in the oldest listed match of this game and options, or host a new one
 
         Matches the seat count (`players`, default the game's smallest table) and the options

@@ -1,5 +1,7 @@
 """Schemas of the lobby and quick play (docs/api.md, "Lobby and quick play")."""
 
+from typing import Any
+
 import marshmallow as ma
 
 from engines.base import BOT_LEVELS
@@ -87,7 +89,7 @@ class QuickPlaySchema(WholeNumbers, Schema):
     client_seed = client_seed_field()
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         return quick_play_extra()  # each game's seat counts and options (service/http/contract.py)
 
 

@@ -9,7 +9,7 @@ import marshmallow as ma
 class StrictBoolean(ma.fields.Boolean):
     """true or false, as the contract says: marshmallow's Boolean also takes 1, "yes", "on"."""
 
-    def _deserialize(self, value, attr, data, **kwargs):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
         if type(value) is not bool:
             raise self.make_error("invalid")
         return value
@@ -19,7 +19,8 @@ class AsIs(ma.fields.Nested):
     """Documented as its named schema (a generated client gets a model), written out as the dict
     it is: events and actions carry more fields than the schema names, by type and game."""
 
-    def _serialize(self, value, attr, obj, **kwargs):
+    # marshmallow's Field and Nested name the first parameter differently: it is passed by position
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         return value
 
 

@@ -3,12 +3,15 @@ published after it (docs/api.md, "Events"; "Fair deals")."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 
 from service.http.contract import ref
 from service.http.extensions import Schema
 from service.http.game_schemas import event_schema_replacement
-from service.http.resources.matches.schemas import MAX_SEQ, OPTIONS, AsIs
+from service.http.resources.matches.fields import AsIs
+from service.http.resources.matches.schemas import MAX_SEQ, OPTIONS
 from service.matches.store import EVENTS_PAGE
 
 SEQ = ma.validate.Range(min=0, max=MAX_SEQ)
@@ -62,7 +65,7 @@ class EventSchema(Schema):
     seat = ma.fields.Integer()
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         # Documented as each game's events by type (service/http/game_schemas.py).
         return event_schema_replacement()
 
@@ -154,7 +157,7 @@ class SseFrameSchema(Schema):
     data = ma.fields.String(required=True, metadata={"description": "the event itself, one line of JSON"})
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         content = {"contentMediaType": "application/json", "contentSchema": ref(cls.CONTENT)}
         return {"properties": {"data": content}}
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable, Iterator, Mapping
 from functools import wraps
+from typing import Any, cast
 
+import marshmallow as ma
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from werkzeug.routing import BaseConverter
@@ -15,7 +18,7 @@ from service import codec, errors
 from service.bootstrap import MatchService
 from service.errors import ApiError
 from service.http import examples
-from service.http.extensions import Blueprint, bearer_token, declare_errors
+from service.http.extensions import Blueprint, F, View, bearer_token, declare_errors
 from service.http.resources.auth import current_caller
 from service.http.resources.matches import links
 from service.http.resources.matches.following_schemas import (
@@ -54,7 +57,7 @@ class MatchIdConverter(BaseConverter):
     regex = MATCH_ID_PATTERN
 
     @staticmethod
-    def json_schema(converter: BaseConverter) -> dict:
+    def json_schema(converter: BaseConverter) -> dict[str, Any]:
         return {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"}
 
 
@@ -63,14 +66,14 @@ OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 
 
 def service() -> MatchService:
-    return current_app.extensions["cardtable"]
+    return cast(MatchService, current_app.extensions["cardtable"])  # set by the app factory
 
 
 # The answer to a call that needs a token and has none (the same as MatchRepository.authenticate's).
 NO_TOKEN = "this call needs the seat's token: Authorization: Bearer <token>"
 
 
-def needs_token(view):
+def needs_token(view: View) -> View:
     """A call only a seat may make: documented with the bearer scheme, and without an
     Authorization header (or with one not of the form 'Bearer <token>') refused with 401
     before anything else is looked at. The answer then says what is missing whether or not
@@ -78,7 +81,7 @@ def needs_token(view):
     itself is checked against the match once it is loaded."""
 
     @wraps(view)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if bearer_token() is None:
             raise ApiError(401, "invalid_token", NO_TOKEN)
         return view(*args, **kwargs)
@@ -86,7 +89,7 @@ def needs_token(view):
     return blp.doc(security=AUTH)(wrapper)
 
 
-def json_response(data: dict, version: int | None = None) -> Response:
+def json_response(data: Mapping[str, Any], version: int | None = None) -> Response:
     # Views are built as plain dicts that ViewSchema documents (a test checks every view
     # against it); dumping them directly keeps marshmallow off the hot path.
     resp = Response(codec.dumps(data), mimetype="application/json")
@@ -101,12 +104,18 @@ def etag(version: int, seat: int | None) -> str:
     return f'"{version}"' if seat is None else f'"{version}-{seat}"'
 
 
-def _seat_call(operation_id: str, codes=(401, 403, 404, 409), schema=ViewSchema, example=None, own=True):
+def _seat_call(
+    operation_id: str,
+    codes: tuple[int, ...] = (401, 403, 404, 409),
+    schema: type[ma.Schema] | ma.Schema = ViewSchema,
+    example: Any = None,
+    own: bool = True,
+) -> Callable[[View], View]:
     """The documentation of a call with a seat's token: its id, the errors it may give (`codes`)
     and its 200 answer (`own`: the view builds its Response itself, see Blueprint.view_response)."""
     respond = blp.view_response if own else blp.response
 
-    def document(view):
+    def document(view: View) -> View:
         for decorate in (
             blp.doc(operationId=operation_id),
             _errors(*codes),
@@ -118,7 +127,7 @@ def _seat_call(operation_id: str, codes=(401, 403, 404, 409), schema=ViewSchema,
     return document
 
 
-def _errors(*codes):
+def _errors(*codes: int) -> Callable[[F], F]:
     # Any match call may meet the rate limit (429) or an unreachable store (503).
     return declare_errors(blp, *codes, 429, 503)
 
@@ -138,7 +147,7 @@ class Matches(MethodView):
     @_errors(403, *CREDENTIAL_ERRORS, *BODY_ERRORS)
     @blp.alt_response(201, response=links.created(), success=True)
     @blp.doc(operationId="createMatch")
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Create a match; human seats get their token now, open seats wait for /join
 
         `seats` lists every seat: `human` (a token for you now), `open` (someone joins with
@@ -158,7 +167,7 @@ class MatchView(MethodView):
     @_errors(401, 404)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="getMatch")
-    def get(self, match_id):
+    def get(self, match_id: str) -> Response:
         """Your seat's view with a token; the public (spectator) view without one
 
         A seat's view shows its own `hand` and `legal_actions`; the public view shows no hand
@@ -185,7 +194,7 @@ class Join(MethodView):
     @_errors(404, 409, *CREDENTIAL_ERRORS, *BODY_ERRORS)
     @blp.alt_response(200, response=links.joined(), success=True)
     @blp.doc(operationId="joinMatch")
-    def post(self, body, match_id):
+    def post(self, body: dict[str, Any], match_id: str) -> dict[str, Any]:
         """Claim the first open seat; the match starts when none is left
 
         No token needed (a player token joins as its player; any other Authorization is 401
@@ -220,7 +229,7 @@ class Actions(MethodView):
     @blp.view_response(200, ViewSchema, example=examples.PLAYED)
     @_errors(401, 404, 409, 412, *BODY_ERRORS)
     @blp.doc(operationId="playAction")
-    def post(self, headers, action, match_id):
+    def post(self, headers: dict[str, Any], action: dict[str, Any], match_id: str) -> Response:
         """Play an action (docs/rules/<game>.md, "Actions"); answers with your new view
 
         Any entry of your view's `legal_actions` can be sent as it is, but one marked
@@ -243,7 +252,7 @@ class Actions(MethodView):
 @blp.route("/<match_id:match_id>/rounds")
 class Rounds(MethodView):
     @_seat_call("startRound")
-    def post(self, match_id):
+    def post(self, match_id: str) -> Response:
         """The host starts the next round or hand after round_over
 
         Only the host (the earliest-joined human seat still playing) may; 403 `forbidden` for
@@ -257,7 +266,7 @@ class Rounds(MethodView):
 @blp.route("/<match_id:match_id>/end")
 class End(MethodView):
     @_seat_call("endMatch")
-    def post(self, match_id):
+    def post(self, match_id: str) -> Response:
         """The host ends the match now (Žolíky, Zhol: games played to a number of wins)
 
         An extension: the match is `finished` with `match_over` reason `ended`. 403 for a seat
@@ -270,7 +279,7 @@ class End(MethodView):
 @blp.route("/<match_id:match_id>/leave")
 class Leave(MethodView):
     @_seat_call("leaveMatch", (401, 404, 409), example=examples.LEFT)
-    def post(self, match_id):
+    def post(self, match_id: str) -> Response:
         """Free your seat while waiting; later resign it (the host role passes on)
 
         While `waiting` the seat is `open` again and the token stops working (with no human
@@ -284,7 +293,7 @@ class Leave(MethodView):
 @blp.route("/<match_id:match_id>/invite")
 class Invite(MethodView):
     @_seat_call("inviteToSeat", (401, 404, 409), InvitedSchema, examples.INVITED, own=False)
-    def post(self, match_id):
+    def post(self, match_id: str) -> dict[str, Any]:
         """An invitation code that hands your seat over; your token dies when it is claimed
 
         Give the code to the person who should play your seat (the web table's join link
@@ -303,7 +312,7 @@ class Rematch(MethodView):
     @blp.response(201, CreatedSchema, example=examples.REMATCHED)
     @_errors(401, 404, 409)
     @blp.doc(operationId="rematch")
-    def post(self, match_id):
+    def post(self, match_id: str) -> dict[str, Any]:
         """After the end, the same game again: a new match with the same players and bots
 
         Any seat's token (or its player's) may ask once the match is over. The new match has the
@@ -326,7 +335,7 @@ class Claim(MethodView):
     @blp.response(200, ClaimedSchema, example=examples.CLAIMED)
     @_errors(403, 404, 409, *CREDENTIAL_ERRORS, *BODY_ERRORS)
     @blp.doc(operationId="claimSeat")
-    def post(self, body, match_id):
+    def post(self, body: dict[str, Any], match_id: str) -> dict[str, Any]:
         """Take a seat over with its invitation code: a fresh token, the old one dead
 
         No token needed: the code is the credential, good once (an Authorization that is no app
@@ -346,7 +355,7 @@ class Events(MethodView):
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="getEvents")
-    def get(self, query, match_id):
+    def get(self, query: dict[str, Any], match_id: str) -> Response:
         """Events after `after`, redacted for your seat; long-polls up to `wait` seconds
 
         Answers at once when there are events after `after`, else waits up to `wait` seconds
@@ -382,7 +391,7 @@ class Stream(MethodView):
     @_errors(401, 404, 422)
     @blp.doc(security=OPTIONAL_AUTH)
     @blp.doc(operationId="streamEvents")
-    def get(self, headers, query, match_id):
+    def get(self, headers: dict[str, Any], query: dict[str, Any], match_id: str) -> Response:
         """The same events as Server-Sent Events; resumes after Last-Event-ID
 
         Each event is sent with `id` = its seq and `event` = its type; comments keep the
@@ -405,7 +414,7 @@ class Stream(MethodView):
             svc.wait_quota.give(holder.address)
             raise
 
-        def generate(after=resume):
+        def generate(after: int = resume) -> Iterator[str]:
             # A stream still ends after a while (proxies drop long responses); EventSource
             # reconnects with Last-Event-ID by itself. It ends at once when its token stops
             # holding its seat (the reconnection then gets 401).
@@ -435,7 +444,7 @@ class Stream(MethodView):
 @blp.route("/<match_id:match_id>/history")
 class History(MethodView):
     @_seat_call("getHistory", (401, 404, 409), HistorySchema, examples.HISTORY, own=False)
-    def get(self, match_id):
+    def get(self, match_id: str) -> dict[str, Any]:
         """After the match: every event unredacted, the seeds and the initial deck
 
         Only once the match is `finished` or `aborted` (409 `match_not_active` before), with a

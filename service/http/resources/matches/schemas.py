@@ -173,7 +173,7 @@ class SeatInSchema(Schema):
     )
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         # A level is a bot's, a player a person's (the checks below).
         return {
             "allOf": [
@@ -183,12 +183,12 @@ class SeatInSchema(Schema):
         }
 
     @ma.validates_schema
-    def _player_only_for_humans(self, data, **kwargs):
+    def _player_only_for_humans(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "player" in data and data["kind"] != "human":
             raise ma.ValidationError("only a human seat is bound to a player", "player")
 
     @ma.validates_schema
-    def _level_only_for_bots(self, data, **kwargs):
+    def _level_only_for_bots(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "level" in data and data["kind"] != "bot":
             raise ma.ValidationError("only bot seats have a level", "level")
 
@@ -221,7 +221,7 @@ class CreateMatchSchema(WholeNumbers, Schema):
     client_seed = client_seed_field("; it is your first human seat's: a string needs one in `seats`")
 
     @ma.validates_schema
-    def _client_seed_needs_a_human_seat(self, data, **kwargs):
+    def _client_seed_needs_a_human_seat(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data.get("client_seed") is not None and not any(s["kind"] == "human" for s in data["seats"]):
             raise ma.ValidationError(
                 "a client seed belongs to a human seat you create; to bring one to an open seat, send it"
@@ -230,7 +230,7 @@ class CreateMatchSchema(WholeNumbers, Schema):
             )
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         # Each game's seat counts and options, made from its engine (service/http/contract.py); and
         # a seed of the creator's own is refused while a seat is open (docs/api.md, "Fair
         # deals"), unless the server runs with CARDTABLE_ALLOW_STACKED_DECK=1.
@@ -398,7 +398,7 @@ class ViewBaseSchema(Schema):
     )
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         return {
             "properties": {
                 "hand": {
@@ -426,7 +426,7 @@ class ViewSchema(ViewBaseSchema):
     round_result = ma.fields.Dict(allow_none=True, required=True)
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         # Documented as the union of the games' views (service/http/game_schemas.py), chosen by
         # `game`; the fields above are what the tests' marshmallow checks of a view read.
         return view_schema_replacement()
@@ -467,13 +467,13 @@ class ActionSchema(WholeNumbers, Schema):
     )
 
     @classmethod
-    def json_schema_extra(cls) -> dict:
+    def json_schema_extra(cls) -> dict[str, Any]:
         # Documented as each game's typed actions; the fields above keep the bounds the service
         # checks before the engine (which refuses any other shape with 422 validation_error).
         return action_schema_replacement()
 
     @ma.validates_schema(pass_original=True)
-    def _bounded_extras(self, data, original, **kwargs):
+    def _bounded_extras(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
         # Unknown fields are passed on (the engine names them in its refusal); they are
         # bounded like the known ones (`original` is the body before WholeNumbers read it).
         if isinstance(original, dict):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 
-from flask import Blueprint, send_from_directory
+from flask import Blueprint, Response, send_from_directory
 
 from service.errors import ApiError
 
@@ -25,13 +25,13 @@ FILES = frozenset(n for n in os.listdir(_folder()) if n.endswith((".html", ".css
 
 
 @blp.get("/play")
-def page():
+def page() -> Response:
     # Short cache: the page is tiny, and a redeploy should reach players on their next visit.
     return send_from_directory(_folder(), "index.html", max_age=60)
 
 
 @blp.get("/play/<name>")
-def asset(name: str):
+def asset(name: str) -> Response:
     if name not in FILES:
         raise ApiError(404, "not_found", f"no file {name!r} in the web table")
     return send_from_directory(_folder(), name, max_age=60)

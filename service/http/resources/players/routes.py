@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from typing import Any
 
 from flask import Response, request, stream_with_context
 from flask.views import MethodView
@@ -35,7 +37,7 @@ from service.identity.players import Player
 from service.matches.my_matches import my_matches
 from service.matches.rated import player_ratings
 from service.notify.feeds import feed_channel
-from service.notify.player_feed import player_of
+from service.notify.player_feed import Entries, player_of
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players of an app; the calling player")
 
@@ -63,7 +65,7 @@ class PlayerResource(MethodView):
     @blp.response(200, PlayerTokenSchema, example=examples.PLAYER_TOKEN)
     @declare_errors(blp, 400, 401, 404, 413, 422, 429, 503)
     @blp.doc(operationId="putPlayer", security=APP_KEY)
-    def put(self, body, external_id):
+    def put(self, body: dict[str, Any], external_id: str) -> dict[str, Any]:
         """Create or update a player of your app; answers a new player token for it
 
         `external_id` is your own id of the user (1-128 characters). Each call issues one more
@@ -79,7 +81,7 @@ class PlayerResource(MethodView):
     @blp.response(200, AppPlayerSchema, example=examples.PLAYER)
     @declare_errors(blp, 401, 404, 429, 503)
     @blp.doc(operationId="getPlayer", security=APP_KEY)
-    def get(self, external_id):
+    def get(self, external_id: str) -> dict[str, Any]:
         """A player of your app, with its ratings
 
         Your app key only; a player of another app answers 404 like one that never was.
@@ -94,7 +96,7 @@ class PlayerTokenResource(MethodView):
     @blp.response(200, PlayerTokenSchema, example=examples.PLAYER_TOKEN)
     @declare_errors(blp, 401, 404, 429, 503)
     @blp.doc(operationId="rotatePlayerToken", security=APP_KEY)
-    def post(self, external_id):
+    def post(self, external_id: str) -> dict[str, Any]:
         """Rotate a player's tokens: one new token, every older one answers 401 from now on
 
         For a lost or stolen device: hand the new token to the player's current client. The
@@ -110,7 +112,7 @@ class Me(MethodView):
     @blp.response(200, MeSchema, example=examples.ME)
     @declare_errors(blp, 401, 429, 503)
     @blp.doc(operationId="getMe", security=PLAYER_TOKEN)
-    def get(self):
+    def get(self) -> dict[str, Any]:
         """The calling player (a player token)
 
         Its external id (your app's own id of the user), display name, app and metadata: what
@@ -126,7 +128,7 @@ class MyMatches(MethodView):
     @blp.response(200, MyMatchesSchema, example=examples.MY_MATCHES)
     @declare_errors(blp, 401, 422, 429, 503)
     @blp.doc(operationId="listMyMatches", security=PLAYER_TOKEN)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The calling player's matches: live ones first, newest first
 
         Each with the player's seat, `your_turn`, the turn's `deadline` when a clock runs and
@@ -144,7 +146,7 @@ class MyEvents(MethodView):
     @blp.view_response(200, MyEventsSchema, example=examples.MY_EVENTS)
     @declare_errors(blp, 401, 422, 429, 503)
     @blp.doc(operationId="getMyEvents", security=PLAYER_TOKEN)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> Response:
         """The calling player's events of all its matches after `after`; long-polls up to `wait` seconds
 
         One feed per player (a player token): `match.created`, `match.started`, `turn.started`
@@ -176,7 +178,7 @@ class MyStream(MethodView):
     )
     @declare_errors(blp, 401, 422, 429, 503)
     @blp.doc(operationId="streamMyEvents", security=PLAYER_TOKEN)
-    def get(self, headers, query):
+    def get(self, headers: dict[str, Any], query: dict[str, Any]) -> Response:
         """The calling player's events as Server-Sent Events; resumes after Last-Event-ID
 
         The entries of `GET /v1/me/events`, each sent with `id` = its seq and `event` = its
@@ -211,7 +213,7 @@ class MyStream(MethodView):
             closed()
             raise
 
-        def generate(after=resume, entries=first):
+        def generate(after: int = resume, entries: Entries = first) -> Iterator[str]:
             # Ends after a while (proxies drop long responses; EventSource reconnects with
             # Last-Event-ID by itself), and at once when the token stops holding.
             end = time.monotonic() + svc.config.STREAM_SECONDS
@@ -225,7 +227,7 @@ class MyStream(MethodView):
                     return
                 # Through svc: the stream's closures keep no more than they need, a stream's
                 # memory is what a process holds per open stream (bench/waiters.py).
-                entries = svc.player_feed.stream_entries(
+                entries = svc.player_feed.stream_entries(  # type: ignore[assignment]  # None ends it below
                     player_id, token, after, min(15.0, end - time.monotonic()), waiter
                 )
                 if entries is None:
@@ -244,7 +246,7 @@ class Leaderboard(MethodView):
     @blp.view_response(200, LeaderboardSchema, example=examples.LEADERBOARD)
     @declare_errors(blp, 401, 404, 422, 429, 503)
     @blp.doc(operationId="getLeaderboard", security=APP_KEY + PLAYER_TOKEN)
-    def get(self, query, game):
+    def get(self, query: dict[str, Any], game: str) -> Response:
         """Your app's leaderboard of a game: its players by rating, best first
 
         With your app key or one of your players' tokens; only your app's players, rated by

@@ -1,6 +1,7 @@
 """Schemas of players and `me` (docs/integrating.md)."""
 
 import json
+from typing import Any
 
 import marshmallow as ma
 
@@ -17,7 +18,7 @@ METADATA = {"additionalProperties": ref("MetadataValue")}
 MATCH_STATUSES = ["waiting", "active", "round_over", "finished", "aborted"]
 
 
-def _small(value: dict) -> None:
+def _small(value: dict[str, Any]) -> None:
     if len(json.dumps(value)) > MAX_METADATA:
         raise ma.ValidationError(f"at most {MAX_METADATA} bytes as JSON")
 

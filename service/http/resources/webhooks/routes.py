@@ -3,6 +3,8 @@ Another app's endpoint or delivery answers 404, as one that never was."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response
 from flask.views import MethodView
 
@@ -67,7 +69,7 @@ def _failing(endpoint: Endpoint) -> frozenset[str]:
     return frozenset({endpoint.id}) if endpoint.failing_since is not None else frozenset()
 
 
-def _started(app_id: str, delivery_id: str) -> dict:
+def _started(app_id: str, delivery_id: str) -> dict[str, Any]:
     delivery = service().store.deliveries.get(app_id, delivery_id)
     assert delivery is not None  # just written
     return delivery.public()
@@ -79,7 +81,7 @@ class Webhooks(MethodView):
     @blp.response(201, CreatedWebhookSchema, example=examples.WEBHOOK_CREATED)
     @declare_errors(blp, 409, *BODY_ERRORS)
     @blp.doc(operationId="createWebhook", security=APP_KEY)
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Register a webhook endpoint: your app's notices of the types in `events` are POSTed to it
 
         Answers the endpoint with its signing `secret` (`whsec_...`), shown only this once:
@@ -95,7 +97,7 @@ class Webhooks(MethodView):
     @blp.response(200, WebhooksSchema, example=examples.WEBHOOKS)
     @declare_errors(blp, 401, 429, 503)
     @blp.doc(operationId="listWebhooks", security=APP_KEY)
-    def get(self):
+    def get(self) -> dict[str, Any]:
         """Your app's webhook endpoints, oldest first
 
         Each with the types it wants, whether it is enabled and, when disabled, why
@@ -110,7 +112,7 @@ class Webhook(MethodView):
     @blp.response(200, WebhookSchema, example=examples.WEBHOOK)
     @declare_errors(blp, 401, 404, 429, 503)
     @blp.doc(operationId="getWebhook", security=APP_KEY)
-    def get(self, webhook_id):
+    def get(self, webhook_id: str) -> dict[str, Any]:
         """One of your app's webhook endpoints
 
         Another app's endpoint answers 404 like one that never was.
@@ -121,7 +123,7 @@ class Webhook(MethodView):
     @blp.response(200, WebhookSchema, example=examples.WEBHOOK)
     @declare_errors(blp, 404, *BODY_ERRORS)
     @blp.doc(operationId="updateWebhook", security=APP_KEY)
-    def patch(self, body, webhook_id):
+    def patch(self, body: dict[str, Any], webhook_id: str) -> dict[str, Any]:
         """Change an endpoint's URL, types or description, or disable or enable it
 
         `enabled: false` stops its deliveries (`disabled_reason` `manual`); `enabled: true`
@@ -137,7 +139,7 @@ class Webhook(MethodView):
     @blp.response(200, DeletedWebhookSchema, example=examples.WEBHOOK_DELETED)
     @declare_errors(blp, 401, 404, 429, 503)
     @blp.doc(operationId="deleteWebhook", security=APP_KEY)
-    def delete(self, webhook_id):
+    def delete(self, webhook_id: str) -> dict[str, Any]:
         """Delete an endpoint: nothing more is delivered to it
 
         Its deliveries still pending stop at their next attempt.
@@ -156,7 +158,7 @@ class SendTest(MethodView):
     @blp.response(202, DeliverySchema, example=examples.DELIVERY)
     @declare_errors(blp, 404, 409, *BODY_ERRORS)
     @blp.doc(operationId="testWebhook", security=APP_KEY)
-    def post(self, body, webhook_id):
+    def post(self, body: dict[str, Any], webhook_id: str) -> dict[str, Any]:
         """Send an example notice to an endpoint now, marked `"test": true` in its data
 
         Of the body's `type`, else the first type the endpoint wants. Answers the delivery at
@@ -190,7 +192,7 @@ class Deliveries(MethodView):
     @blp.response(200, DeliveriesSchema, example=examples.DELIVERIES)
     @declare_errors(blp, 401, 404, 429, 503)
     @blp.doc(operationId="listDeliveries", security=APP_KEY)
-    def get(self, webhook_id):
+    def get(self, webhook_id: str) -> dict[str, Any]:
         """An endpoint's last 100 deliveries, newest first
 
         Each with its status (`pending`, `delivered`, `failed`), attempts so far, the last
@@ -206,7 +208,7 @@ class RetryDelivery(MethodView):
     @blp.response(202, DeliverySchema, example=examples.DELIVERY)
     @declare_errors(blp, 401, 404, 409, 429, 503)
     @blp.doc(operationId="retryDelivery", security=APP_KEY)
-    def post(self, webhook_id, delivery_id):
+    def post(self, webhook_id: str, delivery_id: str) -> dict[str, Any]:
         """Send a delivery again now, with its schedule of retries from the start
 
         Any delivery of the last 100, failed, delivered or still pending; it is sent with its

@@ -10,7 +10,7 @@ from service.notify.webhooks import DISABLED_REASONS, EVENT_TYPES
 MAX_DESCRIPTION = 200
 
 
-def _events(required: bool) -> ma.fields.List:
+def _events(required: bool) -> ma.fields.List[str]:
     return ma.fields.List(
         ma.fields.String(validate=ma.validate.OneOf(EVENT_TYPES)),
         required=required,
