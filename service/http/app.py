@@ -153,7 +153,7 @@ def create_app(config: Config | None = None) -> Flask:
     svc = build_service(config)
     app.extensions["cardtable"] = svc
     api = Api(app)
-    from service.http.resources.matches.routes import MatchIdConverter
+    from service.http.calls import MatchIdConverter
 
     app.url_map.converters["match_id"] = MatchIdConverter
     api.register_converter(MatchIdConverter, MatchIdConverter.json_schema)

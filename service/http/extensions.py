@@ -256,8 +256,10 @@ class Blueprint(BaseBlueprint):
     def alt_response(self, *args, **kwargs):
         return _doc_only(super().alt_response(*args, **kwargs))
 
-    def doc(self, **kwargs):
-        return _doc_only(super().doc(**kwargs))
+    @staticmethod
+    def doc(**kwargs):
+        # No blueprint's own: shared decorators (service/http/calls.py) use it unbound.
+        return _doc_only(BaseBlueprint.doc(**kwargs))
 
     def view_response(self, status_code, schema, **kwargs):
         """`response` for views that build their own `Response` (flask-smorest then returns it

@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 import re
 import time
-from functools import wraps
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, request, stream_with_context
 from flask.views import MethodView
-from werkzeug.routing import BaseConverter
 
-from service import codec, errors
-from service.bootstrap import MatchService
+from service import errors
 from service.errors import ApiError
 from service.http import examples
+from service.http.calls import OPTIONAL_AUTH, json_response, needs_token, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.auth import current_caller
 from service.http.resources.matches import links
@@ -40,65 +38,10 @@ from service.http.resources.matches.schemas import (
 )
 from service.identity.apps import is_app_key
 from service.matches.following import Holder
-from service.matches.match import MATCH_ID_PATTERN
 from service.matches.rematch import rematch
 from service.matches.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
-
-
-class MatchIdConverter(BaseConverter):
-    """`<match_id:...>` in a route: 16 hex digits. A URL with anything else there is no match's
-    (404), and answers no method of a match's: /v1/matches/quick is quick play's alone."""
-
-    regex = MATCH_ID_PATTERN
-
-    @staticmethod
-    def json_schema(converter: BaseConverter) -> dict:
-        return {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"}
-
-
-AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
-OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
-
-
-def service() -> MatchService:
-    return current_app.extensions["cardtable"]
-
-
-# The answer to a call that needs a token and has none (the same as MatchRepository.authenticate's).
-NO_TOKEN = "this call needs the seat's token: Authorization: Bearer <token>"
-
-
-def needs_token(view):
-    """A call only a seat may make: documented with the bearer scheme, and without an
-    Authorization header (or with one not of the form 'Bearer <token>') refused with 401
-    before anything else is looked at. The answer then says what is missing whether or not
-    the match exists and whatever the body holds, as the contract's security says; the token
-    itself is checked against the match once it is loaded."""
-
-    @wraps(view)
-    def wrapper(*args, **kwargs):
-        if bearer_token() is None:
-            raise ApiError(401, "invalid_token", NO_TOKEN)
-        return view(*args, **kwargs)
-
-    return blp.doc(security=AUTH)(wrapper)
-
-
-def json_response(data: dict, version: int | None = None) -> Response:
-    # Views are built as plain dicts that ViewSchema documents (a test checks every view
-    # against it); dumping them directly keeps marshmallow off the hot path.
-    resp = Response(codec.dumps(data), mimetype="application/json")
-    if version is not None:
-        resp.headers["ETag"] = etag(version, data.get("you"))
-    return resp
-
-
-def etag(version: int, seat: int | None) -> str:
-    """`"<version>"` for the public view, `"<version>-<seat>"` for a seat's: two viewers of the
-    same version see different things, so their views must not share a validator."""
-    return f'"{version}"' if seat is None else f'"{version}-{seat}"'
 
 
 def _seat_call(operation_id: str, codes=(401, 403, 404, 409), schema=ViewSchema, example=None, own=True):

@@ -11,6 +11,7 @@ from flask.views import MethodView
 from engines.registry import GAMES
 from service import codec, errors
 from service.http import examples
+from service.http.calls import APP_KEY, EXTERNAL_ID_LENGTH, PLAYER_TOKEN, app_player, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.auth import current_caller
 from service.http.resources.matches.following_schemas import (
@@ -18,7 +19,6 @@ from service.http.resources.matches.following_schemas import (
     StreamHeadersSchema,
     StreamQuerySchema,
 )
-from service.http.resources.matches.routes import service
 from service.http.resources.players.schemas import (
     AppPlayerSchema,
     FeedStreamEventSchema,
@@ -31,30 +31,12 @@ from service.http.resources.players.schemas import (
     PlayerTokenSchema,
     PutPlayerSchema,
 )
-from service.identity.players import Player
 from service.matches.my_matches import my_matches
 from service.matches.rated import player_ratings
 from service.notify.feeds import feed_channel
 from service.notify.player_feed import player_of
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players of an app; the calling player")
-
-APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
-PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
-# External ids: what an app calls its users, 1-128 characters of one path segment.
-EXTERNAL_ID_LENGTH = 128
-
-
-def app_player(external_id: str) -> tuple[Player, str]:
-    """The app key's player with this external id, and the app's id; 404 for one the app does
-    not have: another app's player answers the same (an app sees only its own, never a 403)."""
-    app = current_caller().require_app()
-    player = None
-    if 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
-        player = service().store.players.find(app.id, external_id)
-    if player is None:
-        raise errors.NotFound(f"no player {external_id!r} in this app")
-    return player, app.id
 
 
 @blp.route("/players/<external_id>")

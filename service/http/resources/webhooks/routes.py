@@ -8,10 +8,9 @@ from flask.views import MethodView
 
 from service import errors
 from service.http import examples
+from service.http.calls import APP_KEY, service
 from service.http.extensions import Blueprint, declare_errors
 from service.http.resources.auth import current_caller
-from service.http.resources.matches.routes import service
-from service.http.resources.players.routes import APP_KEY
 from service.http.resources.webhooks.schemas import (
     CreatedWebhookSchema,
     CreateWebhookSchema,

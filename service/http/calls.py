@@ -1,0 +1,92 @@
+"""What every resource's routes share about a call: the service that answers it (`service`), the
+credential it declares and checks (the security schemes, `needs_token`, `app_player`), the match
+ids its URLs take (`MatchIdConverter`) and how a view goes out (`json_response` with its ETag).
+
+The resources (service/http/resources/<area>/routes.py) import these from here, never from one
+another; the caller a credential names is service/http/resources/auth.py's `current_caller`.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from flask import Response, current_app
+from werkzeug.routing import BaseConverter
+
+from service import codec, errors
+from service.bootstrap import MatchService
+from service.errors import ApiError
+from service.http.extensions import Blueprint, bearer_token
+from service.http.resources.auth import current_caller
+from service.identity.players import Player
+from service.matches.match import MATCH_ID_PATTERN
+
+# The security an operation declares (openapi/openapi.json's securitySchemes).
+AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
+OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
+PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
+# External ids: what an app calls its users, 1-128 characters of one path segment.
+EXTERNAL_ID_LENGTH = 128
+
+
+def service() -> MatchService:
+    return current_app.extensions["cardtable"]
+
+
+class MatchIdConverter(BaseConverter):
+    """`<match_id:...>` in a route: 16 hex digits. A URL with anything else there is no match's
+    (404), and answers no method of a match's: /v1/matches/quick is quick play's alone."""
+
+    regex = MATCH_ID_PATTERN
+
+    @staticmethod
+    def json_schema(converter: BaseConverter) -> dict:
+        return {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"}
+
+
+# The answer to a call that needs a token and has none (the same as MatchRepository.authenticate's).
+NO_TOKEN = "this call needs the seat's token: Authorization: Bearer <token>"
+
+
+def needs_token(view):
+    """A call only a seat may make: documented with the bearer scheme, and without an
+    Authorization header (or with one not of the form 'Bearer <token>') refused with 401
+    before anything else is looked at. The answer then says what is missing whether or not
+    the match exists and whatever the body holds, as the contract's security says; the token
+    itself is checked against the match once it is loaded."""
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        if bearer_token() is None:
+            raise ApiError(401, "invalid_token", NO_TOKEN)
+        return view(*args, **kwargs)
+
+    return Blueprint.doc(security=AUTH)(wrapper)
+
+
+def app_player(external_id: str) -> tuple[Player, str]:
+    """The app key's player with this external id, and the app's id; 404 for one the app does
+    not have: another app's player answers the same (an app sees only its own, never a 403)."""
+    app = current_caller().require_app()
+    player = None
+    if 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
+        player = service().store.players.find(app.id, external_id)
+    if player is None:
+        raise errors.NotFound(f"no player {external_id!r} in this app")
+    return player, app.id
+
+
+def json_response(data: dict, version: int | None = None) -> Response:
+    # Views are built as plain dicts that ViewSchema documents (a test checks every view
+    # against it); dumping them directly keeps marshmallow off the hot path.
+    resp = Response(codec.dumps(data), mimetype="application/json")
+    if version is not None:
+        resp.headers["ETag"] = etag(version, data.get("you"))
+    return resp
+
+
+def etag(version: int, seat: int | None) -> str:
+    """`"<version>"` for the public view, `"<version>-<seat>"` for a seat's: two viewers of the
+    same version see different things, so their views must not share a validator."""
+    return f'"{version}"' if seat is None else f'"{version}-{seat}"'
