@@ -69,7 +69,7 @@ def _errors(*codes):
 # A call with a JSON body may also get 400 (not JSON), 413 (too large) and 422 (not the schema).
 BODY_ERRORS = (400, 413, 422)
 # A call that makes a match or gives a seat takes an app key or a player token, and answers any
-# other Authorization 401 (service/http/app.py, _install_credentials). Its security is not declared:
+# other Authorization 401 (service/http/admission.py, install_credentials). Its security is not declared:
 # a generated client would then want an authenticated client for it, and it needs none.
 CREDENTIAL_ERRORS = (401,)
 
