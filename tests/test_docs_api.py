@@ -13,8 +13,8 @@ import jsonschema_rs
 
 import engines.errors
 import service.errors
-from service.http.statuses import STATUS
 from service.http.extensions import ERROR_IDS
+from service.http.statuses import STATUS
 from tests.test_contract_examples import DOC, operations
 from tests.test_docs_guides import matches
 

@@ -3,7 +3,7 @@
 import marshmallow as ma
 
 from service.http.extensions import Schema
-from service.http.resources.matches.schemas import AsIs
+from service.http.resources.matches.fields import AsIs
 
 
 class HintSchema(Schema):

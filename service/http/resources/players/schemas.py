@@ -6,8 +6,8 @@ import marshmallow as ma
 
 from service.http.contract import ref
 from service.http.extensions import Schema
+from service.http.resources.matches.fields import name_field
 from service.http.resources.matches.following_schemas import SseFrameSchema
-from service.http.resources.matches.schemas import name_field
 from service.identity.players import MAX_METADATA
 from service.matches.notices import TYPES
 
