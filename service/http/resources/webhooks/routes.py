@@ -24,7 +24,7 @@ from service.http.resources.webhooks.schemas import (
 )
 from service.infra.jobqueue import JobQueue
 from service.notify import deliveries
-from service.notify.deliveries import DELIVERY_ID
+from service.notify.delivery_record import DELIVERY_ID
 from service.notify.url_guard import UrlPolicy
 from service.notify.webhooks import Endpoint, example_notice
 
