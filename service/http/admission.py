@@ -11,7 +11,8 @@ from flask import Flask, Response
 from service import errors
 from service.bootstrap import MatchService
 from service.config import Config
-from service.http.extensions import bearer_or_none, current_request
+from service.http.arguments import current_request
+from service.http.extensions import bearer_or_none
 from service.http.resources.auth import current_caller
 from service.http.statuses import STORE_UNREACHABLE, rate_limited_response
 from service.identity.apps import KEY_PREFIX
