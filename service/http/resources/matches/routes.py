@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 
-from flask import Response, request, stream_with_context
+from flask import request
 from flask.views import MethodView
 
 from service import errors
 from service.errors import ApiError
-from service.http import examples
+from service.http import examples, streams
 from service.http.calls import OPTIONAL_AUTH, json_response, needs_token, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.auth import current_caller
@@ -337,16 +336,9 @@ class Stream(MethodView):
         holder = Holder.of(svc.repo, svc.load(match_id, token=token), token)
         resume = headers.get("last_event_id", query["after"])
 
-        # Registered before the answer starts, so an unreachable Redis (or an address holding
-        # all its places) is still a JSON error; freed when the server closes the response,
-        # however the stream ended.
-        holder.address = request.remote_addr or "-"
-        svc.wait_quota.take(holder.address)
-        try:
-            waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
-        except BaseException:
-            svc.wait_quota.give(holder.address)
-            raise
+        address = holder.address = request.remote_addr or "-"
+        client = request.environ.get("gunicorn.socket")
+        waiter = streams.open_waiter(svc, channel(match_id), "sse", address, client)
 
         def generate(after=resume):
             # A stream still ends after a while (proxies drop long responses); EventSource
@@ -363,16 +355,9 @@ class Stream(MethodView):
                     yield ": keep-alive\n\n"
                 for e in events:
                     after = e["seq"]
-                    data = json.dumps(e, separators=(",", ":"))
-                    yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
+                    yield streams.frame(e)
 
-        def closed() -> None:
-            svc.waiters.close(waiter)
-            svc.wait_quota.give(holder.address or "-")
-
-        response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(closed)
-        return response
+        return streams.response(generate(), streams.closer(svc, waiter, address))
 
 
 @blp.route("/<match_id:match_id>/history")

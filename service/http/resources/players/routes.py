@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import time
 
-from flask import Response, request, stream_with_context
+from flask import Response, request
 from flask.views import MethodView
 
 from engines.registry import GAMES
 from service import codec, errors
-from service.http import examples
+from service.http import examples, streams
 from service.http.calls import APP_KEY, EXTERNAL_ID_LENGTH, PLAYER_TOKEN, app_player, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.auth import current_caller
@@ -171,22 +170,13 @@ class MyStream(MethodView):
         assert token is not None
         svc = service()
         resume = headers.get("last_event_id", query["after"])
-        # Registered before the first read (nothing published after it is missed) and before
-        # the answer starts, so a token that does not hold and an unreachable Redis are still
-        # JSON errors; freed when the server closes the response, however the stream ended.
-        client = request.environ.get("gunicorn.socket")
+        # Registered before the first read (nothing published after it is missed), so a token
+        # that does not hold is still a JSON error.
         address = request.remote_addr or "-"
-        svc.wait_quota.take(address)
-        try:
-            waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
-        except BaseException:
-            svc.wait_quota.give(address)
-            raise
+        client = request.environ.get("gunicorn.socket")
+        waiter = streams.open_waiter(svc, feed_channel(player_id), "player_sse", address, client)
 
-        def closed() -> None:
-            svc.waiters.close(waiter)
-            svc.wait_quota.give(address)
-
+        closed = streams.closer(svc, waiter, address)
         try:
             first = svc.player_feed.first(player_id, token, resume)
         except BaseException:
@@ -201,8 +191,7 @@ class MyStream(MethodView):
             while True:
                 for e in entries:
                     after = e["seq"]
-                    data = json.dumps(e, separators=(",", ":"))
-                    yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
+                    yield streams.frame(e)
                 if time.monotonic() >= end or waiter.gone:
                     return
                 # Through svc: the stream's closures keep no more than they need, a stream's
@@ -215,9 +204,7 @@ class MyStream(MethodView):
                 if not entries and not waiter.gone:
                     yield ": keep-alive\n\n"
 
-        response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(closed)
-        return response
+        return streams.response(generate(), closed)
 
 
 @blp.route("/leaderboards/<game>")
