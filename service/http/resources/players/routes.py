@@ -32,8 +32,8 @@ from service.http.resources.players.schemas import (
 )
 from service.matches.my_matches import my_matches
 from service.matches.rated import player_ratings
+from service.notify.feed_following import player_of
 from service.notify.feeds import feed_channel
-from service.notify.player_feed import player_of
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players of an app; the calling player")
 
@@ -135,7 +135,7 @@ class MyEvents(MethodView):
         more follow; `last` is the newest entry's seq (ask after it to get only what comes
         next). 401 when the token stops holding during the wait (rotated, app revoked).
         """
-        # The feed's read authenticates the token (service/notify/player_feed.py).
+        # The feed's read authenticates the token (service/notify/feed_following.py).
         token = bearer_token()
         player_id = player_of(token)
         assert token is not None
