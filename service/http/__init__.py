@@ -3,7 +3,7 @@ an error answers (statuses), the flask-smorest plumbing and the one error shape 
 arguments), what every resource's routes share (calls, streams), CORS, the pages' headers,
 /metrics, the OpenAPI contract's parts (contract, contract_actions, game_parts, game_events,
 game_schemas, examples) and the resources, one folder an area (resources/<area>/routes.py and
-schemas.py; resources/auth.py, the caller a credential names).
+schemas.py).
 
 May import: everything below it (engines, the kernel, infra, identity, ratings, matches, notify,
 privacy, bootstrap); never workers/ or cli/ (tests/test_code_shape.py).

@@ -12,8 +12,8 @@ from service import errors
 from service.bootstrap import MatchService
 from service.config import Config
 from service.http.arguments import current_request
+from service.http.calls import current_caller
 from service.http.extensions import bearer_or_none
-from service.http.resources.auth import current_caller
 from service.http.statuses import STORE_UNREACHABLE, rate_limited_response
 from service.identity.apps import KEY_PREFIX
 from service.identity.tokens import hash_token

@@ -1,23 +1,24 @@
-"""What every resource's routes share about a call: the service that answers it (`service`), the
+"""What every resource's routes share about a call: the service that answers it (`service`), who
+makes it (`current_caller`: the caller its credential names, service/identity/callers.py), the
 credential it declares and checks (the security schemes, `needs_token`, `app_player`), the match
 ids its URLs take (`MatchIdConverter`) and how a view goes out (`json_response` with its ETag).
 
-The resources (service/http/resources/<area>/routes.py) import these from here, never from one
-another; the caller a credential names is service/http/resources/auth.py's `current_caller`.
+The resources (service/http/resources/<area>/routes.py) and the request hooks import these from
+here, never from one another.
 """
 
 from __future__ import annotations
 
 from functools import wraps
 
-from flask import Response, current_app
+from flask import Response, current_app, request
 from werkzeug.routing import BaseConverter
 
 from service import codec, errors
 from service.bootstrap import MatchService
 from service.errors import ApiError
-from service.http.extensions import Blueprint, bearer_token
-from service.http.resources.auth import current_caller
+from service.http.extensions import Blueprint, bearer_or_none, bearer_token
+from service.identity.callers import Caller, identify
 from service.identity.players import Player
 from service.matches.match import MATCH_ID_PATTERN
 
@@ -30,8 +31,25 @@ PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
 EXTERNAL_ID_LENGTH = 128
 
 
+# Where a request keeps its caller once identified: its WSGI environ, which no other request
+# shares (Flask's `g` outlives a request made inside an app context someone already pushed).
+_CALLER = "cardtable.caller"
+
+
 def service() -> MatchService:
     return current_app.extensions["cardtable"]
+
+
+def current_caller() -> Caller:
+    """Identified once a request: the request hooks (an app's rate, CARDTABLE_REQUIRE_APP) and
+    the view ask for the same caller, and an app key or player token costs a Redis read."""
+    environ = request.environ
+    known: Caller | None = environ.get(_CALLER)
+    if known is not None:
+        return known
+    store = current_app.extensions["cardtable"].store
+    caller = environ[_CALLER] = identify(store.apps, store.players, bearer_or_none(), request.remote_addr)
+    return caller
 
 
 class MatchIdConverter(BaseConverter):

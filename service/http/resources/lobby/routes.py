@@ -6,8 +6,8 @@ from flask import current_app
 from flask.views import MethodView
 
 from service.http import examples
+from service.http.calls import current_caller
 from service.http.extensions import Blueprint, declare_errors
-from service.http.resources.auth import current_caller
 from service.http.resources.lobby.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,

@@ -11,9 +11,8 @@ from flask.views import MethodView
 from service import errors
 from service.errors import ApiError
 from service.http import examples, streams
-from service.http.calls import OPTIONAL_AUTH, json_response, needs_token, service
+from service.http.calls import OPTIONAL_AUTH, current_caller, json_response, needs_token, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
-from service.http.resources.auth import current_caller
 from service.http.resources.matches import links
 from service.http.resources.matches.following_schemas import (
     EventsQuerySchema,

@@ -10,9 +10,8 @@ from flask.views import MethodView
 from engines.registry import GAMES
 from service import codec, errors
 from service.http import examples, streams
-from service.http.calls import APP_KEY, EXTERNAL_ID_LENGTH, PLAYER_TOKEN, app_player, service
+from service.http.calls import APP_KEY, EXTERNAL_ID_LENGTH, PLAYER_TOKEN, app_player, current_caller, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
-from service.http.resources.auth import current_caller
 from service.http.resources.matches.following_schemas import (
     EventsQuerySchema,
     StreamHeadersSchema,

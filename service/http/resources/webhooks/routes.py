@@ -8,9 +8,8 @@ from flask.views import MethodView
 
 from service import errors
 from service.http import examples
-from service.http.calls import APP_KEY, service
+from service.http.calls import APP_KEY, current_caller, service
 from service.http.extensions import Blueprint, declare_errors
-from service.http.resources.auth import current_caller
 from service.http.resources.webhooks.schemas import (
     CreatedWebhookSchema,
     CreateWebhookSchema,
