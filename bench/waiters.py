@@ -491,8 +491,13 @@ def main() -> None:
 
     _, app_key = Apps(r).create("bench", matches=10**6, bot_matches=10**6, rate=10**9)
     env = dict(os.environ, REDIS_URL=url, CARDTABLE_RATE_LIMIT="1000000", PYTHONPATH=ROOT)
-    # Every simulated client comes from this one address: no cap on its open waits.
-    env.update(CARDTABLE_LOG_LEVEL="WARNING", CARDTABLE_MAX_WAITS_PER_ADDRESS="0")
+    # Every simulated client comes from this one address: no cap on its open waits, nor on the
+    # live matches it creates (the waiters' matches are never played).
+    env.update(
+        CARDTABLE_LOG_LEVEL="WARNING",
+        CARDTABLE_MAX_WAITS_PER_ADDRESS="0",
+        CARDTABLE_ANONYMOUS_LIVE_MATCHES="1000000",
+    )
     port = free_port()
     server = movers.gunicorn(
         "service.wsgi:app", port, env, args.workers, 8, ROOT, args.worker_class, args.worker_connections

@@ -296,3 +296,227 @@ def test_every_package_says_what_it_owns_and_names_what_it_imports():
         if not clause or missing:
             unnamed[name] = missing or "no 'May import:'"
     assert not unnamed, unnamed
+
+
+# --- who writes a match's record ---------------------------------------------------------------
+# A match's record changes only through `Match` (service/matches/match.py): the use cases call
+# its methods (docs/architecture.md, "Matches and versions").
+RECORD_OWNER = "service/matches/match.py"
+# The methods of a dict or list that change it.
+MUTATING_METHODS = {
+    "update", "pop", "popitem", "setdefault", "clear", "append", "extend", "insert", "remove",
+    "sort", "reverse", "add", "discard", "__setitem__", "__delitem__",
+}  # fmt: skip
+# Calls whose items are those of the iterable they are given (a record's seats stay its seats).
+ITERATING_CALLS = {"enumerate", "zip", "reversed", "sorted", "list", "tuple", "filter", "iter"}
+
+
+def bound_names(target: ast.expr) -> list[str]:
+    """The names an assignment's target binds (`a`, `a, (b, *c)`; not `a[k]` nor `a.b`)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return bound_names(target.value)
+    if isinstance(target, ast.Tuple | ast.List):
+        return [name for t in target.elts for name in bound_names(t)]
+    return []
+
+
+class RecordWrites:
+    """The writes into a record in one module's source (`check`): see
+    `test_no_module_but_match_py_writes_a_match_record` for the rule."""
+
+    def __init__(self, writers: dict[str, set[int]]):
+        # Function name -> the positions (self not counted) of the parameters it writes into.
+        self.writers = writers
+
+    @staticmethod
+    def is_part(node: ast.expr, names: set[str], attribute: bool = True) -> bool:
+        """Whether `node` is a record or a part of one: `<x>.record` (with `attribute`), a name
+        bound to one, a subscript or `.get()` of one, `a or b` / `a if c else b` of one, or
+        `next(...)` over one."""
+        part = RecordWrites.is_part
+        if isinstance(node, ast.Attribute):
+            return attribute and node.attr == "record"
+        if isinstance(node, ast.Name):
+            return node.id in names
+        if isinstance(node, ast.Subscript):
+            return part(node.value, names, attribute)
+        if isinstance(node, ast.BoolOp):
+            return any(part(v, names, attribute) for v in node.values)
+        if isinstance(node, ast.IfExp):
+            return part(node.body, names, attribute) or part(node.orelse, names, attribute)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "get":
+                return part(func.value, names, attribute)
+            if isinstance(func, ast.Name) and func.id == "next" and node.args:
+                gen = node.args[0]
+                return isinstance(gen, ast.GeneratorExp) and part(gen.generators[0].iter, names, attribute)
+        return False
+
+    @staticmethod
+    def iterates_part(node: ast.expr, names: set[str], attribute: bool) -> bool:
+        if RecordWrites.is_part(node, names, attribute):
+            return True
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ITERATING_CALLS
+            and any(RecordWrites.is_part(a, names, attribute) for a in node.args)
+        )
+
+    @staticmethod
+    def scope_nodes(scope: ast.AST) -> list[ast.AST]:
+        """The nodes of a function's (or module's) own body: not those of a function inside it."""
+        found: list[ast.AST] = []
+        todo = list(ast.iter_child_nodes(scope))
+        while todo:
+            node = todo.pop()
+            found.append(node)
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                todo.extend(ast.iter_child_nodes(node))
+        return found
+
+    def bound(self, nodes: list[ast.AST], names: set[str], attribute: bool) -> set[str]:
+        """`names` and every name the scope binds to a record or a part of one: by assignment,
+        `:=`, or as the target of a loop or comprehension over one."""
+        names = set(names)
+        while True:
+            before = len(names)
+            for node in nodes:
+                targets: list[ast.expr] = []
+                if isinstance(node, ast.Assign) and self.is_part(node.value, names, attribute):
+                    targets = node.targets
+                elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+                    targets = [node.target] if self.is_part(node.value, names, attribute) else []
+                elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+                    targets = [node.target] if self.iterates_part(node.iter, names, attribute) else []
+                for target in targets:
+                    names.update(bound_names(target))
+            if len(names) == before:
+                return names
+
+    def writes(self, nodes: list[ast.AST], names: set[str], attribute: bool = True) -> list[ast.AST]:
+        """The nodes of a scope that write into a record or a part of one (`names`: bound to one)."""
+        part = self.is_part
+        found: list[ast.AST] = []
+        for node in nodes:
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign | ast.Delete):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            for target in targets:
+                for t in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
+                    if isinstance(t, ast.Subscript | ast.Attribute) and (
+                        part(t.value, names, attribute) or (attribute and getattr(t, "attr", "") == "record")
+                    ):
+                        found.append(node)
+            if isinstance(node, ast.Call):
+                func = node.func
+                if (
+                    isinstance(func, ast.Attribute)
+                    and func.attr in MUTATING_METHODS
+                    and part(func.value, names, attribute)
+                ):
+                    found.append(node)
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                written = self.writers.get(called or "", set())
+                if any(i in written and part(a, names, attribute) for i, a in enumerate(node.args)):
+                    found.append(node)
+        return found
+
+    def check(self, tree: ast.AST) -> list[int]:
+        """The lines of the module that write into a record."""
+        lines: list[int] = []
+
+        def visit(scope: ast.AST, outer: set[str]) -> None:
+            nodes = self.scope_nodes(scope)
+            names = self.bound(nodes, outer, attribute=True)
+            lines.extend(n.lineno for n in self.writes(nodes, names))  # type: ignore[attr-defined]
+            for node in nodes:
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                    visit(node, names)
+
+        visit(tree, set())
+        return sorted(set(lines))
+
+    def written_parameters(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+        """The positions (self and cls not counted) of the parameters a function writes into."""
+        params = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        nodes = self.scope_nodes(function)
+        return {
+            i
+            for i, p in enumerate(params)
+            if self.writes(nodes, self.bound(nodes, {p}, attribute=False), attribute=False)
+        }
+
+
+def record_writes(sources: dict[str, str]) -> list[str]:
+    """`file:line` of every write into a record in `sources` (path -> text) outside RECORD_OWNER."""
+    trees = {path: ast.parse(text, filename=path) for path, text in sources.items()}
+    finder = RecordWrites({})
+    writers: dict[str, set[int]] = {}
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                writers.setdefault(node.name, set()).update(finder.written_parameters(node))
+    finder.writers = {name: found for name, found in writers.items() if found}
+    return [
+        f"{path}:{line}"
+        for path, tree in trees.items()
+        if path != RECORD_OWNER
+        for line in finder.check(tree)
+    ]
+
+
+def test_no_module_but_match_py_writes_a_match_record():
+    """No module of service/ or workers/ but service/matches/match.py writes into a match record.
+
+    A record is `<x>.record` (any expression's attribute `record`) and every part of one: a
+    subscript or `.get()` of it, and a name bound to one in the same function or a function
+    around it (by `=`, `:=`, or as the target of a `for` or a comprehension over one, or over
+    `enumerate`, `zip`, `sorted`... of one; `next(...)` over one). A write into it is an
+    assignment (`=`, `+=`, annotated) to a subscript or attribute of a record or its part, or to
+    `<x>.record` itself; a `del` of one; a call of a dict's or list's changing method on one
+    (`update`, `pop`, `setdefault`, `append`, ...); or a record or its part handed, by position,
+    to a function of service/ or workers/ that writes into that parameter by these same rules
+    (a function known by its name, any function of that name: `tenure.hand_on(seat)` counts).
+    A copy (`list(...)`, `dict(...)`) is no longer the record: writing it is free."""
+    files = sorted(p for package in ("service", "workers") for p in (ROOT / package).rglob("*.py"))
+    sources = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in files}
+    assert RECORD_OWNER in sources
+    assert record_writes(sources) == []
+
+
+def test_the_record_check_sees_every_kind_of_write():
+    planted = """
+def change(match, player):
+    match.record["status"] = "aborted"              # 3: a subscript of <x>.record
+    record = match.record
+    record["joins"] += 1                            # 5: an augmented one, through a name
+    entry = record["seats"][0]
+    entry.update(kind="human")                      # 7: a changing method of a part
+    del record["rematch"]                           # 8: del
+    for s in record["seats"]:
+        s.pop("reserved", None)                     # 10: a loop's target
+    seat = next((s for s in record["seats"] if s["kind"] == "open"), None)
+    seat["name"] = "x"                              # 12: next(...) over one
+    hand_on(entry)                                  # 13: handed to a function that writes it
+    match.record = {}                               # 14: the record replaced
+    copy = list(record["seats"])
+    copy.append({})                                 # a copy: free
+    shown = {"seat": entry["seat"]}
+    shown["name"] = entry["name"]                   # a new dict: free
+
+    def inner(match):
+        entry["left"] = True                        # 21: a name of the function around it
+
+def hand_on(seat):
+    seat["tenure"] = seat.get("tenure", 0) + 1
+"""
+    found = record_writes({"service/x.py": planted, RECORD_OWNER: "def f(m):\n    m.record['a'] = 1\n"})
+    assert found == [f"service/x.py:{n}" for n in (3, 5, 7, 8, 10, 12, 13, 14, 21)]

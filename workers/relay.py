@@ -40,8 +40,8 @@ def relay(svc: MatchService, now: float | None = None) -> int:
         effects = [(raw, e) for raw, e in outbox.effects(match_id) if e["v"] <= newest]
         match = svc.repo.find(match_id)
         for _, effect in effects:
-            if effect["kind"] in ("ratings", "notify"):
-                # Idempotent: applying ratings twice changes nothing, and every notice sink
+            if effect["kind"] in ("ratings", "notify", "lists"):
+                # Idempotent: applying ratings or lists twice changes nothing, and every notice sink
                 # takes a notice it has already taken as a no-op (service/matches/repository.py, NoticeSink).
                 svc.repo.hand_on(match_id, effect, relayed=True)
             elif match is not None and _lost(svc, match, effect):

@@ -11,7 +11,7 @@ Keys, each in a Redis Cluster slot of its own player or app:
 - `ct:{pl:<id>}:live` and `:done`: the matches it sits in, scored by when it sat down; a
   match moves from live to done with the commit that ends it (`Players.take`, a notice sink),
   and the player's list moves one it finds over still (one that ended before this was so);
-- `ct:{pl:<id>}:joined`: matches it sat in and may have left since (service/matches/app_matches.py writes
+- `ct:{pl:<id>}:joined`: matches it sat in and may have left since (service/matches/listings.py writes
   the ones it joined; the player's list moves there those whose seat is no longer its), so
   that erasure still finds its name in their events (`Players.match_ids`: all of them);
 - `ct:{pl:<id>}:sat` and `:names`: every match it ever sat down in and every name it had, for
@@ -193,9 +193,11 @@ class Players:
         return float(json.loads(raw)["rating"]) if raw else 0.0
 
     # --- the player's matches ---------------------------------------------------------------
-    def sat_down(self, player_id: str, match_id: str) -> None:
-        self.client.zadd(match_list_key(player_id, "live"), {match_id: time.time()})
-        self.seated(player_id, match_id)
+    def sat_down(self, player_id: str, match_id: str, at: float) -> None:
+        """The player sat down in the match at `at` (its commit's time: written again by the
+        relay, the entry stays as it was; service/matches/listings.py)."""
+        self.client.zadd(match_list_key(player_id, "live"), {match_id: at})
+        self.seated(player_id, match_id, at)
 
     def take(self, match_id: str, notices: list[dict[str, Any]], relayed: bool = False) -> None:
         """A notice sink (service/matches/repository.py): the commit that ended a match moves it to the
@@ -248,17 +250,17 @@ class Players:
     # --- what its erasure must find (service/privacy/erasure.py) -----------------------------------
     # Kept apart from the lists above, which forget a match once the player's seat in it is no
     # longer the player's: a seat it handed on by invitation still shows its name.
-    def seated(self, player_id: str, match_id: str) -> None:
+    def seated(self, player_id: str, match_id: str, at: float | None = None) -> None:
         """The player sat down in the match: its erasure looks there, whatever became of the seat."""
-        self._remember(match_list_key(player_id, "sat"), match_id)
+        self._remember(match_list_key(player_id, "sat"), match_id, at)
 
     def named(self, player_id: str, name: str) -> None:
         """The player showed `name` (its own, or one it joined a match with)."""
         self._remember(match_list_key(player_id, "names"), name)
 
-    def _remember(self, key: str, member: str) -> None:
+    def _remember(self, key: str, member: str, at: float | None = None) -> None:
         with self.client.pipeline(transaction=True) as p:
-            p.zadd(key, {member: time.time()})
+            p.zadd(key, {member: time.time() if at is None else at})
             p.zremrangebyrank(key, 0, -REMEMBERED - 1)
             p.execute()
 

@@ -1,8 +1,10 @@
-"""Matches: the Match aggregate (match), its repository and the one compare-and-set commit
-(repository), the match store and its Lua scripts (store, store_scripts), the outbox and the
-notices a commit publishes (outbox, notices), and the use cases: seats, invitations, tenure and
-membership, acting, bots and clocks, following, hints, rematch, options, fair seeds, rated matches,
-the lobby and its index, a player's matches (my_matches) and an app's match index (app_matches).
+"""Matches: the Match aggregate (match: the record's one writer, every change of a match its
+method; match_questions: what is asked of it without changing it), its repository and the one
+compare-and-set commit (repository), the match store and its Lua scripts (store,
+store_scripts), the outbox and the notices a commit publishes (outbox, notices), and the use
+cases: seats, invitations, tenure and membership, acting, bots and clocks, following, hints,
+rematch, options, fair seeds, rated matches, the lobby and its index, a player's matches
+(my_matches) and an app's match index (app_matches).
 
 May import: engines, the kernel, infra, identity, ratings. It hands notices to notify/ only
 through the notice sinks bootstrap wires into the repository (publishers never import

@@ -2,19 +2,10 @@
 the index of the app's matches, listing them, aborting one, a player's export. Erasing a player
 is service/privacy/erasure.py.
 
-Keys, each under the hash tag of the app or player it belongs to:
-
-- `ct:{app:<id>}:matches`: every match created with the app's key or by one of its players, or
-  joined by one of its players, scored by the match's creation time;
-- `ct:{app:<id>}:created`: of those, the ones the app created (its key or a player's token):
-  the ones it may abort;
-- `ct:{pl:<id>}:joined`: the matches the player took an open seat in, by creation time (its
-  `join` event carries the name it had then; erasure scrubs it there, even once the player
-  left the seat again).
-
-An entry is written right after the commit that makes the match the app's, so the index never
-names a match that was not stored. Entries of matches that expired are dropped by the listing
-that finds them gone, as `/v1/me/matches` does; each index keeps its newest INDEX_LIMIT.
+Its keys (`matches_key`, `created_key`) and their writes are
+service/matches/listings.py: an outbox effect of the commit that makes the match the app's.
+Entries of matches that expired are dropped by the listing that finds them gone, as
+`/v1/me/matches` does.
 """
 
 from __future__ import annotations
@@ -22,18 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from service import errors
-from service.identity.apps import app_key
-from service.identity.callers import Caller
-from service.identity.players import Player, match_list_key
+from service.identity.players import Player
 from service.infra import cursors
 from service.matches.following import Following
+from service.matches.listings import created_key, matches_key
 from service.matches.match import Match
 from service.matches.rated import player_ratings
 from service.matches.repository import MatchRepository, Write
 from service.matches.store import Store
 
-# Entries an index keeps; the oldest go first.
-INDEX_LIMIT = 100_000
 # Matches one page looks at beyond the `limit` it shows, at most, before it answers with what
 # it found: a filter that few of an app's matches pass then gives short pages (with a
 # next_cursor) rather than a request that reads every match the app has.
@@ -42,55 +30,7 @@ MAX_SKIPPED = cursors.MAX_SKIPPED
 ABORTED_BY_APP = "aborted_by_app"
 
 
-def matches_key(app_id: str) -> str:
-    return f"{app_key(app_id)}:matches"
-
-
-def created_key(app_id: str) -> str:
-    return f"{app_key(app_id)}:created"
-
-
-def joined_key(player_id: str) -> str:
-    return match_list_key(player_id, "joined")
-
-
-# --- the index ------------------------------------------------------------------------------
-def index_created(store: Store, caller: Caller | None, match_id: str, record: dict[str, Any]) -> None:
-    """A match just stored by an app's key or one of its players goes into the app's index."""
-    if caller is None or caller.app is None:
-        return
-    _index(store.state, caller.app.id, match_id, record["created"], own=True)
-
-
-def index_joined(store: Store, caller: Caller | None, match_id: str) -> None:
-    """A match one of an app's players just joined goes into the app's index and the player's
-    list of joins."""
-    if caller is None or caller.player is None or caller.app is None:
-        return
-    loaded = store.load(match_id)
-    if loaded is None:
-        return  # expired already
-    created = loaded.record["created"]
-    mine = [s for s in loaded.record["seats"] if s.get("player") == caller.player.id]
-    if mine and mine[0].get("name"):
-        # A name it joined with (not its own) is one more its erasure must find.
-        store.players.named(caller.player.id, mine[0]["name"])
-    _index(store.state, caller.app.id, match_id, created, own=False)
-    with store.state.pipeline(transaction=True) as p:
-        p.zadd(joined_key(caller.player.id), {match_id: created})
-        p.zremrangebyrank(joined_key(caller.player.id), 0, -INDEX_LIMIT - 1)
-        p.execute()
-
-
-def _index(client: Any, app_id: str, match_id: str, created: float, own: bool) -> None:
-    keys = [matches_key(app_id), *([created_key(app_id)] if own else [])]
-    with client.pipeline(transaction=True) as p:
-        for key in keys:
-            p.zadd(key, {match_id: created})
-            p.zremrangebyrank(key, 0, -INDEX_LIMIT - 1)
-        p.execute()
-
-
+# --- the index (written by service/matches/listings.py) ---------------------------------------
 def owns(store: Store, app_id: str, match_id: str) -> bool:
     """Whether the app created the match (its key or one of its players)."""
     return store.state.zscore(created_key(app_id), match_id) is not None
@@ -193,8 +133,7 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
     def change(match: Match) -> Write:
         if match.over():
             raise errors.MatchNotActive(f"the match is {match.status()}")
-        match.record["status"] = "aborted"
-        events: list[dict[str, Any]] = [{"type": "match_over", "winners": [], "reason": ABORTED_BY_APP}]
+        events = match.abort(ABORTED_BY_APP)
         return Write(events, Following.view(match, None, match.next_version, app=app_id))
 
     return repo.update(match_id, None, change)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from engines import bots as engine_bots
+from engines.base import Step
 from engines.legal import complete
 from engines.rng import new_rng_state
 from service.matches import clocks
@@ -125,7 +126,6 @@ class Bots:
         match = self.repo.find(match_id)
         if match is None or match.version != version:
             return "stale"
-        record = match.record
         status = match.status()
         if status == "round_over" and match.host_seat() is None:
             step = match.start_next_round()
@@ -137,41 +137,47 @@ class Bots:
         level = match.bot_level(seat)
         if seat is None or level is None:
             return "human"
-        game = match.game
-        view = game.view(record["state"], seat)
-        rng = bot_rng(record, version, seat)
-        try:
-            thinking = time.perf_counter()
-            action = engine_bots.decide(game, view, level, rng)
-            thought: float | None = time.perf_counter() - thinking
-            step = match.apply(seat, action)
-        except Exception as exc:
-            # A bot bug must not stall the match: log it, count it and play a random complete
-            # legal action instead (no template). The log has the bot's stack but not the
-            # error's text, which may name its cards.
-            log.error(
-                "%s bot at level %s raised %s in match %s at version %d; it plays a random legal "
-                "action instead\n%s",
-                game.id, level, type(exc).__name__, match_id, version,
-                "".join(traceback.format_tb(exc.__traceback__)),
-            )  # fmt: skip
-            self.counters.count("bot_fallbacks")
-            # A refused action leaves the state untouched; anything else may have changed it.
-            match = self.repo.find(match_id)
-            if match is None or match.version != version:
-                return "stale"
-            record = match.record
-            step = match.apply(seat, rng.choice(complete(view["legal_actions"])))
-            thought = None
+        decided = self._decide(match, seat, level)
+        if decided is None:
+            return "stale"
+        match, step, thought = decided
         for e in step.events:
             e.setdefault("bot", True)
-        floor = decision_floor(record, level, self.repo.config.BOT_FLOOR_SCALE)
+        floor = decision_floor(match.record, level, self.repo.config.BOT_FLOOR_SCALE)
 
         def commit() -> str:
             return self._commit_decision(match, step.events, level, thought, floor, job_started)
 
         hold = floor - (time.monotonic() - started)
         return self.holder.hold(hold, commit) if hold > 0 else commit()
+
+    def _decide(self, match: Match, seat: int, level: str) -> tuple[Match, Step, float | None] | None:
+        """The bot's decision for `seat` applied: the match it was applied to, its `Step`, and how
+        long the bot thought. A bot that raises is logged and counted, and a random complete
+        legal action is played instead (thought: None) on the match read again, as the engine
+        may have changed the state before it refused; None when that match moved on."""
+        game, version = match.game, match.version
+        view = game.view(match.record["state"], seat)
+        rng = bot_rng(match.record, version, seat)
+        try:
+            thinking = time.perf_counter()
+            action = engine_bots.decide(game, view, level, rng)
+            thought = time.perf_counter() - thinking
+            return match, match.apply(seat, action), thought
+        except Exception as exc:
+            # A bot bug must not stall the match. The log has the bot's stack but not the
+            # error's text, which may name its cards.
+            log.error(
+                "%s bot at level %s raised %s in match %s at version %d; it plays a random legal "
+                "action instead\n%s",
+                game.id, level, type(exc).__name__, match.id, version,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )  # fmt: skip
+            self.counters.count("bot_fallbacks")
+            reloaded = self.repo.find(match.id)
+            if reloaded is None or reloaded.version != version:
+                return None
+            return reloaded, reloaded.apply(seat, rng.choice(complete(view["legal_actions"]))), None
 
     def _commit_decision(
         self,

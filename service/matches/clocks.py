@@ -45,14 +45,6 @@ AUTO_LEVEL = "easy"
 MAX_AUTO_STEPS = 60
 
 
-def new_match(options: dict[str, Any]) -> dict[str, Any]:
-    """A new match's clock fields, from the options given at creation: no clock running yet, and
-    whether one was asked for (`turn_seconds` set). An asked clock runs on every human's turn,
-    even a lone human's against bots; Zhol's default one only with two or more humans
-    (`Match.restart_clock`)."""
-    return {"clock": None, "clock_asked": options.get("turn_seconds") is not None}
-
-
 def on_timeout(match: Match) -> str:
     """`auto` or `resign` (a match stored before the option existed plays on: `auto`)."""
     return str(match.record["options"].get("on_timeout", "auto"))

@@ -7,6 +7,10 @@ the match starts.
 
 The JSON is compact (no spaces) with non-ASCII characters as they are, which is what
 `JSON.stringify` writes too, so a client in any language can redo it.
+
+The match draws its server seed at creation and chains its deck seed when it starts
+(`Match.new`, `Match.start`: service/matches/match.py); a client seed sent with create is the
+creator's first human seat's.
 """
 
 from __future__ import annotations
@@ -40,19 +44,3 @@ def chained_seed(server_seed: str, client_seeds: list[str | None]) -> int:
 
 def client_seeds(record: dict[str, Any]) -> list[str | None]:
     return [s.get("client_seed") for s in record["seats"]]
-
-
-def start_seed(record: dict[str, Any]) -> None:
-    """Fix the deck seed as the match starts, from the seeds its seats hold now; a creator's own
-    `seed` (and a match stored before server seeds existed) keeps the seed it has."""
-    if record.get("chained"):
-        record["seed"] = chained_seed(record["server_seed"], client_seeds(record))
-
-
-def give_creator_seed(seats: list[dict[str, Any]], client_seed: str | None) -> None:
-    """A client seed sent with create belongs to the creator's first human seat: every human seat
-    of a create is the creator's, and more seeds from one party would add nothing."""
-    if client_seed is None:
-        return
-    first = next(s for s in seats if s["kind"] == "human")  # the schema asks for one
-    first["client_seed"] = client_seed

@@ -103,13 +103,12 @@ def give_hint(repo: MatchRepository, match_id: str, token: str | None) -> dict[s
         return given
 
     def change(match: Match) -> Write:
-        record = match.record
         seat = repo.authenticate(match, token)
         assert seat is not None  # a token is required: authenticate raises without one
         given = _given(match, seat)
         if given is not None:
             raise _Given(given)  # given by a call that committed while this one computed
-        if not record["options"].get("hints"):
+        if not match.record["options"].get("hints"):
             raise errors.Forbidden("hints are off in this match (create it with options.hints = true)")
         status = match.status()
         if status != "active":
@@ -118,14 +117,8 @@ def give_hint(repo: MatchRepository, match_id: str, token: str | None) -> dict[s
         if step is None or step.to_move != seat:
             raise errors.NotYourTurn("it is not your turn: a hint is for the seat to move")
         game = match.game
-        found = compute_within(repo.config.HINTS_AT_ONCE, game.id, game.view(record["state"], seat))
-        used = list(record.get("hints_used") or [0] * len(record["seats"]))
-        used[seat] += 1
-        record["hints_used"] = used
-        events: list[dict[str, Any]] = [{"type": "hint", "seat": seat, "hints_used": used[seat]}]
-        answer = {**found, "seat": seat, "hints_used": used[seat], "version": match.next_version}
-        # Kept with the match (never shown but to this seat, by this call) until the next move.
-        record["hint"] = {"seat": seat, "moves": record.get("moves", 0), "answer": answer}
+        found = compute_within(repo.config.HINTS_AT_ONCE, game.id, game.view(match.record["state"], seat))
+        answer, events = match.count_hint(seat, found)
         return Write(events, answer)
 
     try:

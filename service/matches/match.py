@@ -1,17 +1,26 @@
 """A match as the service holds it: the stored record, its version and events, and what the
-engine says of it now (docs/architecture.md, "Matches and versions").
+engine says of it now (docs/architecture.md, "Matches and versions"), and every change of its
+record: the match is the one owner of the record's shape and of its lifecycle.
+
+The use cases (service/matches/seats.py, rematch.py, hints.py, acting.py, bots.py, ...) check
+who may do what and call the methods below; no module but this one writes into a record
+(tests/test_code_shape.py checks it). Every hand-over of a seat (a join, a leave while the match
+waits, a claim, an erasure) raises the seat's tenure here (service/matches/tenure.py), so no
+caller can forget it.
 
 `Match.step` is the engine's `Step` for the state as it is: asked of the engine once, when the
 match is loaded (nearly every caller needs it, and a plain attribute is read faster than a
 lazy one on the hot path), and replaced by the Step of every engine change made through the
-match (`apply`, `start_next_round`, ...), so no question below asks the engine again. The
-record is changed in place; the repository (service/matches/repository.py) stores it.
+match (`apply`, `start_next_round`, ...), so no question (service/matches/match_questions.py)
+asks the engine again. The record is changed in place; the repository
+(service/matches/repository.py) stores it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 import secrets
 import time
@@ -19,16 +28,26 @@ from typing import Any
 
 from engines.base import Event, Game, Step
 from engines.registry import GAMES
+from service import errors
+from service.identity.players import Player
+from service.identity.tokens import hash_token, new_token
+from service.matches import fair_seeds, tenure
+from service.matches.match_questions import MatchQuestions
 from service.matches.options import engine_options, split_options
 
-# Level that plays a resigned seat on in games with three or more individual players.
-RESIGNED_LEVEL = "medium"
+# Claims of one seat in one match at most (docs/api.md, "Invitations").
+MAX_CLAIMS = 10
+# What a seat that leaves a match in play does first, unless it did already.
+RESIGN = {"type": "resign"}
 # A match id: 16 lowercase hex digits.
 MATCH_ID_PATTERN = "[0-9a-f]{16}"
 _MATCH_ID = re.compile(MATCH_ID_PATTERN)
 
 
-class Match:
+class Match(MatchQuestions):
+    """A match: its stored record, version and events, the engine's `step`, and every change of
+    the record; the questions asked of it are `MatchQuestions`'."""
+
     __slots__ = (
         "id",
         "record",
@@ -80,6 +99,217 @@ class Match:
         state = self.record["state"]
         return self.game.step(state, []) if state is not None else None
 
+    # --- the lifecycle: creation, seats taken, left and handed over, the end ---------------
+    @classmethod
+    def new(
+        cls,
+        match_id: str,
+        game: Game,
+        options: dict[str, Any],
+        seats_in: list[dict[str, Any]],
+        players: dict[int, Player],
+        *,
+        seed: int | None,
+        deck: list[str] | None,
+        client_seed: str | None,
+        clock_asked: bool,
+        listed: bool,
+        app: str | None,
+    ) -> tuple[Match, dict[int, str]]:
+        """A new match, waiting and not stored yet, and the tokens of its human seats not bound to
+        a player (only their hashes are stored). `options`: validated (`match_options`);
+        `seats_in`: the seats as create's body (or a rematch) asks for them; `players`: the seats
+        bound to players (service/matches/membership.py, `bindings`); `seed` and `deck`: the
+        creator's own, if any; `client_seed`: the creator's, for its first human seat;
+        `clock_asked`: whether the creator asked for `turn_seconds`; `app`: the app whose webhooks
+        hear of the match (service/matches/notices.py) whoever sits in it."""
+        seats, tokens = _new_seats(seats_in, players)
+        if client_seed is not None:
+            # Every human seat of a create is the creator's, and more seeds from one party would
+            # add nothing: the first one's (the schema asks for one).
+            next(s for s in seats if s["kind"] == "human")["client_seed"] = client_seed
+        record: dict[str, Any] = {
+            "game": game.id,
+            "options": options,
+            "seats": seats,
+            **_seeding(len(seats), seed, deck),
+            "status": "waiting",
+            "state": None,
+            # No clock runs yet. An asked clock runs on every human's turn, even a lone human's
+            # against bots; Zhol's default one only with two or more humans (`restart_clock`).
+            "clock": None,
+            "clock_asked": clock_asked,
+            "created": round(time.time(), 3),  # to the millisecond, as the commit stamps "at"
+            "joins": sum(s["kind"] == "human" for s in seats),
+            "listed": listed,
+            # Keys the bots' randomness (service/matches/bots.py, bot_rng); never shown to anyone.
+            "bot_key": secrets.token_hex(32),
+            **({"app": app} if app is not None else {}),
+        }
+        return cls(match_id, record), tokens
+
+    def start(self) -> list[Event]:
+        """Deal the first round: the match leaves `waiting`. The deck seed is fixed from the
+        client seeds its seats hold now (docs/api.md, "Fair deals"); a creator's own `seed`
+        (and a match stored before server seeds existed) keeps the seed it has."""
+        record = self.record
+        if record.get("chained"):
+            record["seed"] = fair_seeds.chained_seed(record["server_seed"], fair_seeds.client_seeds(record))
+        if record["deck"] is None:
+            # The service shuffles the first deck itself so history can reveal it; later
+            # rounds shuffle inside the engine from the same secret seed.
+            deck = self.game.full_deck(engine_options(self.game, record["options"]))
+            random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
+            record["deck"] = deck
+        # The deal key salts every deal commitment: drawn from the OS, kept only inside the
+        # engine state, so nothing a seat sees (nor the seed) predicts a salt.
+        return [{"type": "match_started"}, *self.deal(secrets.token_hex(32))]
+
+    def join(
+        self,
+        seat: int,
+        player: Player | None,
+        name: str | None,
+        token: str | None,
+        client_seed: str | None = None,
+    ) -> list[Event]:
+        """A person takes the open `seat` (a rematch's reserved one included): bound to `player`,
+        or held by `token`; `name` replaces the player's, or names the token's seat. The match
+        starts when it was the last open seat. Its events."""
+        record = self.record
+        entry = record["seats"][seat]
+        entry.pop("reserved", None)
+        record["joins"] += 1
+        if player is not None:
+            _bind(entry, player)
+            if name:
+                entry["name"] = name
+        else:
+            entry.update(kind="human", name=name or f"Player {seat + 1}", token=hash_token(token or ""))
+        entry["joined"] = record["joins"]
+        tenure.hand_on(entry)  # whatever credential the open seat still had ends here
+        entry.pop("left", None)
+        if client_seed is not None:
+            entry["client_seed"] = client_seed
+        events: list[Event] = [{"type": "join", "seat": seat, "name": entry["name"]}]
+        return events + self.start() if self.full() else events
+
+    def leave(self, seat: int) -> list[Event]:
+        """The person in `seat` leaves. While the match waits the seat is open again (the match
+        aborted when no person is left); in play the seat resigns (if it had not) and is marked
+        left, and a bot plays it on where the game goes on. Its events."""
+        entry = self.record["seats"][seat]
+        status = self.status()
+        events: list[Event] = [{"type": "leave", "seat": seat}]
+        if status == "waiting":
+            # Free the seat: it is open again and the token is dead.
+            entry.update(kind="open", name=None, token=None, joined=None)
+            tenure.hand_on(entry)  # its feeds end here
+            # The next occupant brings its own; the leaver's invitation dies with its token.
+            for gone in ("client_seed", "player", "app", "external", "invite"):
+                entry.pop(gone, None)
+            if not any(s["kind"] == "human" for s in self.record["seats"]):
+                events += self.abort("aborted")
+        elif status in ("active", "round_over"):
+            if entry.get("left"):
+                raise errors.MatchNotActive("you already left this match")
+            if not self.resigned(seat):
+                # A seat that resigned already (the match plays on without it) just leaves.
+                events = self.apply(seat, dict(RESIGN)).events
+                events.append({"type": "leave", "seat": seat})
+            entry["left"] = True
+        else:
+            raise errors.MatchNotActive(f"the match is {status}")
+        return events
+
+    def check_hand_over(self, seat: int) -> None:
+        """Refuse to hand `seat` over by invitation: when the match is over, its person no longer
+        plays it, or it was handed on MAX_CLAIMS times (each claim is a version and an event
+        every seat sees, so a loop of invitations and claims must end somewhere)."""
+        if self.over():
+            raise errors.MatchNotActive(
+                f"the match is {self.status()}: its seats can no longer be handed over"
+            )
+        entry = self.record["seats"][seat]
+        if entry.get("left") or self.resigned(seat):
+            raise errors.MatchNotActive("this seat has left the match")
+        if entry.get("claims", 0) >= MAX_CLAIMS:
+            raise errors.MatchNotActive(
+                f"this seat has been handed on {MAX_CLAIMS} times, the most a seat is in one match"
+            )
+
+    def claim(self, seat: int, token: str, name: str | None) -> list[Event]:
+        """`seat` is handed over to whoever claimed its invitation: held by the new `token` (the
+        old one, or its player's, stops acting in it), renamed to `name` if given. Its events."""
+        self.check_hand_over(seat)
+        entry = self.record["seats"][seat]
+        entry["claims"] = entry.get("claims", 0) + 1
+        entry["token"] = hash_token(token)
+        tenure.hand_on(entry)  # the old token's feeds end here
+        for gone in ("player", "app", "external"):
+            # A player's seat handed over is no longer the player's: its token stops acting in it.
+            entry.pop(gone, None)
+        if name:
+            entry["name"] = name
+        return [{"type": "claim", "seat": seat, "name": entry["name"]}]
+
+    def erase_player(self, player_id: str, names: set[str], erased: str) -> bool:
+        """Take an erased player out of the seats (service/privacy/erasure.py): its seat unbound
+        and renamed `erased`, and so is an anonymous seat still showing one of its `names`.
+        Whether anything changed."""
+        changed = False
+        for s in self.record["seats"]:
+            if s.get("player") == player_id:
+                for gone in ("player", "app", "external"):
+                    s.pop(gone, None)
+                tenure.hand_on(s)  # the player's feeds of the match end (its tokens are gone too)
+                s["name"] = erased
+                changed = True
+            elif s["kind"] == "human" and "player" not in s and s.get("name") in names:
+                s["name"] = erased
+                changed = True
+        return changed
+
+    def abort(self, reason: str, **detail: Any) -> list[Event]:
+        """End the match with no winner, `aborted` for `reason` (docs/api.md, "Events"); its
+        `match_over` event, with `detail`."""
+        self.record["status"] = "aborted"
+        return [{"type": "match_over", "winners": [], "reason": reason, **detail}]
+
+    def decline(self) -> list[Event]:
+        """A rematch's reserved seats are past their time: aborted, `declined`, and its seats
+        held for nobody any more."""
+        events = self.abort("declined")
+        for s in self.record["seats"]:
+            s.pop("reserved", None)
+        return events
+
+    def name_rematch(self, rematch_id: str) -> None:
+        """The match's rematch is `rematch_id` (service/matches/rematch.py)."""
+        self.record["rematch"] = rematch_id
+
+    def forget_rematch(self, rematch_id: str) -> None:
+        """The rematch `rematch_id` was not made after all: the match may be asked again."""
+        if self.record.get("rematch") == rematch_id:
+            del self.record["rematch"]
+
+    def count_hint(self, seat: int, hint: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
+        """Count a hint given to `seat` (its public `hints_used`) and keep it with the match, never
+        shown but to this seat, until the next move (service/matches/hints.py). The answer (the
+        hint, the seat, its count, the version) and the event."""
+        record = self.record
+        used = list(record.get("hints_used") or [0] * len(record["seats"]))
+        used[seat] += 1
+        record["hints_used"] = used
+        answer = {**hint, "seat": seat, "hints_used": used[seat], "version": self.next_version}
+        record["hint"] = {"seat": seat, "moves": record.get("moves", 0), "answer": answer}
+        return answer, [{"type": "hint", "seat": seat, "hints_used": used[seat]}]
+
+    def stamp(self) -> float:
+        """Stamp the version being committed with when it was made (bot-turn latency); the stamp."""
+        at = self.record["at"] = round(time.time(), 3)
+        return at
+
     # --- engine changes: each keeps `step` in step with the state ------------
     def deal(self, deal_key: str) -> list[Event]:
         """Deal the first round from the record's seed and deck: the match leaves `waiting`."""
@@ -115,93 +345,7 @@ class Match:
         self.step = step
         return step
 
-    # --- questions ------------------------------------------------------------
-    def status(self) -> str:
-        """waiting, active, round_over, finished or aborted (docs/api.md, "Views")."""
-        status = self.record["status"]
-        if status in ("waiting", "aborted"):
-            return status
-        step = self.step
-        return step.status if step is not None else status
-
-    def over(self) -> bool:
-        return self.status() in ("finished", "aborted")
-
-    def resigned(self, seat: int) -> bool:
-        """Whether `seat` has resigned; in games of three or more the match plays on with a bot in it."""
-        step = self.step
-        return step is not None and seat in step.resigned
-
-    def bot_level(self, seat: int | None) -> str | None:
-        """The level of the bot that decides for `seat`: its own, or a resigned seat's; None for a person."""
-        if seat is None:
-            return None
-        entry = self.record["seats"][seat]
-        if entry["kind"] == "bot":
-            return entry["level"]
-        return RESIGNED_LEVEL if self.resigned(seat) else None
-
-    def seat_of_player(self, player_id: str) -> int | None:
-        """The seat bound to a player (a player sits at most once in a match)."""
-        for s in self.record["seats"]:
-            if s.get("player") == player_id:
-                return s["seat"]
-        return None
-
-    def abandoned(self) -> bool:
-        """Whether the match had a person and nobody plays it any more: every human seat left
-        or resigned while bots would play on (docs/api.md, "Seats, host, leaving"). A rated
-        match never is: it has no bots, so its rules end it before its last person goes."""
-        record = self.record
-        if record["status"] != "playing" or record["options"].get("rated"):
-            return False
-        if self.status() not in ("active", "round_over"):
-            return False
-        return any(s["kind"] == "human" for s in record["seats"]) and self.host_seat() is None
-
-    def host_seat(self) -> int | None:
-        """The host: the earliest-joined human seat that is still in the match."""
-        step = self.step
-        resigned = step.resigned if step is not None else frozenset()
-        humans = [
-            s
-            for s in self.record["seats"]
-            if s["kind"] == "human" and not s.get("left") and s["seat"] not in resigned
-        ]
-        return min(humans, key=lambda s: s["joined"])["seat"] if humans else None
-
-    def reserved_until(self) -> float | None:
-        """When a rematch waiting for someone it holds a seat for ends (service/matches/rematch.py);
-        None for any other match."""
-        if self.record["status"] != "waiting":
-            return None
-        held = [float(s["reserved"]["until"]) for s in self.record["seats"] if s.get("reserved")]
-        return min(held) if held else None
-
-    def pending_job(self) -> str | None:
-        """What the match waits for from a worker: "bot" (a bot's or resigned seat's decision, or
-        the next round of a match without humans), "clock" (a human's turn on the clock),
-        "rematch" (a rematch's reserved seats, declined at their deadline), or None."""
-        step = self.step
-        if step is None:
-            return "rematch" if self.reserved_until() is not None else None
-        status = self.status()
-        if status == "round_over":
-            return "bot" if self.host_seat() is None else None
-        seat = step.to_move
-        if status != "active" or seat is None:
-            return None
-        if self.bot_level(seat) is not None:
-            return "bot"
-        clock = self.record.get("clock")
-        return "clock" if clock and clock["seat"] == seat else None
-
-    def low_priority(self, version: int, low_after: int) -> bool:
-        """Whether the match's bot turns at `version` may wait behind those of matches people
-        are playing: no person plays in it (a bot-only table, or every human gone), or
-        `version` is `low_after` or more."""
-        return version >= low_after or self.host_seat() is None
-
+    # --- the turn clock ---------------------------------------------------------------------
     def restart_clock(self, scale: float = 1.0) -> bool:
         """Start a turn clock when a human's turn begins in a clocked match; True when one started.
 
@@ -231,20 +375,6 @@ class Match:
         record["turns"] = record["clock"]["turn"]
         return True
 
-    def _clock_runs(self) -> bool:
-        """Whether the clock runs on a human's turn: always when it was asked for at creation;
-        Zhol's default clock only with two or more humans, as it always has (docs/api.md,
-        "Turn clocks")."""
-        record = self.record
-        return bool(record.get("clock_asked")) or sum(s["kind"] == "human" for s in record["seats"]) >= 2
-
-    def turn_ended(self, step: Step) -> bool:
-        """Whether `step` ended the turn of the seat that moved though that seat moves next."""
-        # A game whose seat may take two turns in a row names the events that end one
-        # (`turn_ends`: Spades' trick); in the others a turn ends when another seat moves.
-        ends = self.game.turn_ends
-        return bool(ends) and any(e["type"] in ends for e in step.events)
-
 
 def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
     """A match's options as stored: validated, defaults filled in (quick play compares these)."""
@@ -264,3 +394,55 @@ def new_id() -> str:
 
 def body_hash(body: Any) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _seeding(seats: int, seed: int | None, deck: list[str] | None) -> dict[str, Any]:
+    """A new match's fair-deal fields (docs/api.md, "Fair deals"): its server seed, committed to
+    by its hash, and its deck seed and deck, the creator's own if it chose them."""
+    server_seed, server_seed_hash = fair_seeds.new_server_seed()
+    return {
+        # Without a seed of the creator's, the deck seed is chained from the seeds when the
+        # match starts (`Match.start`); until then it is the chain with no client seed, which
+        # is what an aborted match (its seats left and took their seeds along) publishes.
+        "seed": seed if seed is not None else fair_seeds.chained_seed(server_seed, [None] * seats),
+        "chained": seed is None,
+        "server_seed": server_seed,
+        "server_seed_hash": server_seed_hash,
+        "seeded_by_client": seed is not None or deck is not None,
+        "deck": deck,
+    }
+
+
+def _new_seats(
+    seats_in: list[dict[str, Any]], players: dict[int, Player]
+) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """A new match's seats as stored, those in `players` bound to them, and the tokens of the
+    other human ones."""
+    tokens: dict[int, str] = {}
+    seats = []
+    humans = 0
+    for i, s in enumerate(seats_in):
+        entry: dict[str, Any] = {"seat": i, "kind": s["kind"], "name": s.get("name")}
+        if s.get("reserved"):
+            # A rematch's seat held for its person (service/matches/rematch.py); create's body has none.
+            entry["reserved"] = s["reserved"]
+        if s["kind"] == "human":
+            humans += 1
+            if i not in players:
+                tokens[i] = new_token()
+                entry["token"] = hash_token(tokens[i])
+            entry["joined"] = humans
+            entry["name"] = s.get("name") or f"Player {i + 1}"
+        elif s["kind"] == "bot":
+            entry["level"] = s.get("level") or "medium"
+            entry["name"] = s.get("name") or f"{entry['level'].capitalize()} bot"
+        if i in players:
+            _bind(entry, players[i])
+        seats.append(entry)
+    return seats, tokens
+
+
+def _bind(seat: dict[str, Any], player: Player) -> None:
+    """The seat is the player's: its token acts in it (service/matches/membership.py)."""
+    seat.update(kind="human", player=player.id, app=player.app, external=player.external, name=player.name)
+    seat.pop("token", None)

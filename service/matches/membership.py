@@ -3,7 +3,8 @@
 A seat bound to a player keeps `player` (the player's id), `app` and `external` (the app's own
 id of its user) in the record, and no token: the player's token acts in it. An app's key binds
 the seats its creation names (`{"kind": "human", "player": "<external id>"}`); a player token
-binds the first human seat of a match it creates, and the seat it joins.
+binds the first human seat of a match it creates, and the seat it joins. Which seats a creation
+binds is decided here (`bindings`); the binding itself is the match's (`Match.new`, `Match.join`).
 """
 
 from __future__ import annotations
@@ -17,27 +18,17 @@ from service.identity.players import Player, Players
 from service.identity.quotas import Quotas
 
 
-def bind(seat: dict[str, Any], player: Player) -> None:
-    seat.update(kind="human", player=player.id, app=player.app, external=player.external, name=player.name)
-    seat.pop("token", None)
-
-
-def bind_created(
-    seats: list[dict],
-    seats_in: list[dict],
-    tokens: dict[int, str],
+def bindings(
+    seats_in: list[dict[str, Any]],
     caller: Caller | None,
     players: Players,
     chosen: dict[int, Player] | None = None,
-) -> list[str]:
-    """Bind the seats of a new match to players as its caller may, and to the `chosen` players
-    (a rematch's); the players bound."""
-    bound: list[Player] = []
-    for seat_number, chosen_player in (chosen or {}).items():
-        bind(seats[seat_number], chosen_player)
-        tokens.pop(seat_number, None)
-        bound.append(chosen_player)
-    for seat, asked in zip(seats, seats_in, strict=True):
+) -> dict[int, Player]:
+    """The seats of a new match its caller binds to players (`Match.new` binds them), and the
+    `chosen` players' (a rematch's): an app's key the seats it names, a player token the first
+    human seat bound to nobody else."""
+    bound: dict[int, Player] = dict(chosen or {})
+    for number, asked in enumerate(seats_in):
         external = asked.get("player")
         if external is None:
             continue
@@ -49,25 +40,25 @@ def bind_created(
         if player is None:
             raise errors.InvalidRequest(
                 f"no player {external!r} in this app: PUT /v1/players/{{external_id}} first",
-                {"seats": {str(seat["seat"]): {"player": ["no such player"]}}},
+                {"seats": {str(number): {"player": ["no such player"]}}},
             )
-        bind(seat, player)
-        tokens.pop(seat["seat"], None)
-        bound.append(player)
-    if caller is not None and caller.player is not None and caller.player.id not in {p.id for p in bound}:
-        first = next((s for s in seats if s["kind"] == "human" and "player" not in s), None)
+        bound[number] = player
+    if (
+        caller is not None
+        and caller.player is not None
+        and caller.player.id not in {p.id for p in bound.values()}
+    ):
+        first = next((n for n, s in enumerate(seats_in) if s["kind"] == "human" and n not in bound), None)
         if first is None:
             raise errors.InvalidRequest(
                 "a player token creates a match with a human seat for its player",
                 {"seats": ["no human seat"]},
             )
-        bind(first, caller.player)
-        tokens.pop(first["seat"], None)
-        bound.append(caller.player)
-    ids = [p.id for p in bound]
+        bound[first] = caller.player
+    ids = [p.id for p in bound.values()]
     if len(set(ids)) != len(ids):
         raise errors.InvalidRequest("a player sits at most once in a match", {"seats": ["a player twice"]})
-    return ids
+    return bound
 
 
 def take_quotas(

@@ -7,6 +7,7 @@ page costs the entries it looks at, at most `limit` + MAX_SKIPPED, never the who
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
 from service.identity.players import Player
@@ -71,40 +72,61 @@ def my_matches(
         place = (score, match_id)
         if part not in parts:
             return {"matches": [], "next": None}
-    found: list[dict[str, Any]] = []
-    budget = limit + MAX_SKIPPED
-    # Matches to move to the done part, and to drop: changed after the walk over the part, as
-    # a sorted set read in pages must not change under its reader.
-    over: list[tuple[str, float]] = []
-    expired: list[str] = []
-    left: list[tuple[str, float]] = []
+    page = _Page(repo, player.id, status, limit)
     try:
         while True:
             for match_id, score in players.matches(player.id, part, place):
-                if budget == 0:
-                    return {"matches": found, "next": _cursor(part, place)}
-                budget -= 1
-                match = repo.find(match_id)
-                seat = match.seat_of_player(player.id) if match is not None else None
-                if match is None:
-                    expired.append(match_id)
-                elif seat is None:
-                    left.append((match_id, score))  # the seat was left, or handed on
-                elif part == "live" and match.over():
-                    over.append((match_id, score))  # listed again among the done ones
-                elif status is None or match.status() == status:
-                    if len(found) == limit:
-                        # One more than the page holds: a next page exists, and starts after `place`.
-                        return {"matches": found, "next": _cursor(part, place)}
-                    found.append(entry(match, seat))
+                if not page.look(part, match_id, score):
+                    return {"matches": page.found, "next": _cursor(part, place)}
                 place = (score, match_id)
             if part == parts[-1]:
-                return {"matches": found, "next": None}
-            players.settle(player.id, over)  # before the done part is read
-            over, part, place = [], "done", None
+                return {"matches": page.found, "next": None}
+            players.settle(player.id, page.over)  # before the done part is read
+            page.over, part, place = [], "done", None
     finally:
-        players.settle(player.id, over)
-        players.forget(player.id, expired, left)
+        players.settle(player.id, page.over)
+        players.forget(player.id, page.expired, page.left)
+
+
+@dataclass
+class _Page:
+    """A page being filled: the entries it shows (`found`), what it may still look at
+    (`budget`), and the entries to move to the done part (`over`) and to drop (`expired`, and
+    `left`: the seat was left or handed on), which are changed after the walk over their part,
+    as a sorted set read in pages must not change under its reader."""
+
+    repo: MatchRepository
+    player_id: str
+    status: str | None
+    limit: int
+    found: list[dict[str, Any]] = field(default_factory=list)
+    over: list[tuple[str, float]] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+    left: list[tuple[str, float]] = field(default_factory=list)
+    budget: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.budget = self.limit + MAX_SKIPPED
+
+    def look(self, part: str, match_id: str, score: float) -> bool:
+        """Look at one entry of `part`; False when the page ends before it (the budget spent,
+        or one more match than the page holds: a next page exists, and starts at this one)."""
+        if self.budget == 0:
+            return False
+        self.budget -= 1
+        match = self.repo.find(match_id)
+        seat = match.seat_of_player(self.player_id) if match is not None else None
+        if match is None:
+            self.expired.append(match_id)
+        elif seat is None:
+            self.left.append((match_id, score))
+        elif part == "live" and match.over():
+            self.over.append((match_id, score))  # listed again among the done ones
+        elif self.status is None or match.status() == self.status:
+            if len(self.found) == self.limit:
+                return False
+            self.found.append(entry(match, seat))
+        return True
 
 
 def _cursor(part: str, place: tuple[float, str] | None) -> str:

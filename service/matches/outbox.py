@@ -2,7 +2,8 @@
 (docs/architecture.md, "The outbox").
 
 A commit that leaves work for someone else (a bot's turn, a turn clock, a rematch's deadline;
-the notifications) writes one effect for each into the match's outbox list `ct:{m:<id>}:outbox`
+the notifications; a rated match's ratings; the match's entries in its players' and app's lists,
+service/matches/listings.py) writes one effect for each into the match's outbox list `ct:{m:<id>}:outbox`
 inside its script, so the effect exists exactly when the commit does. The committing process
 then hands the effects on at once (`hand_on`). A process that dies between its commit and
 that hand-off leaves them in the outbox, and the relay on the workers (workers/relay.py)

@@ -13,7 +13,8 @@ puts the match in the sweeper's due index, so a lost job still ends it).
 
 The old match gets a `rematch` event naming the new one, committed first (with the new match's
 id chosen beforehand), so two seats asking at once make one rematch: the second takes its seat
-in it.
+in it. A rematch named but still not stored a minute later (LOST_AFTER: its asker died between
+the two commits) is forgotten by the next ask, which makes one.
 """
 
 from __future__ import annotations
@@ -24,27 +25,31 @@ from typing import Any
 from service import errors
 from service.identity.callers import Caller
 from service.identity.players import Player
-from service.identity.tokens import hash_token, new_token
-from service.matches import app_matches, membership
+from service.identity.tokens import new_token
+from service.matches import listings
 from service.matches.match import Match, new_id
 from service.matches.repository import JobOutcome, MatchRepository, Write
-from service.matches.seats import Seats, _start
+from service.matches.seats import Seats
 
 # How long a second asker waits for a rematch the first one is still creating (its `rematch`
 # event is committed to the old match a moment before the new match itself).
 CREATING = (0.05, 0.1, 0.2, 0.4)
+# A rematch its old match names but that is still not stored this long after is lost: its asker
+# died between the two commits (a quota's place waits as long: service/identity/quotas.py).
+LOST_AFTER = 60.0
 
 
 class _Made(Exception):
     """The old match has its rematch already (another seat asked first)."""
 
-    def __init__(self, match_id: str):
+    def __init__(self, match_id: str, at: float):
         super().__init__(match_id)
         self.match_id = match_id
+        self.at = at  # when the old match last changed: when it named its rematch
 
 
 def rematch(
-    repo: MatchRepository, seats: Seats, match_id: str, token: str | None, caller: Caller
+    repo: MatchRepository, seats: Seats, match_id: str, token: str | None, caller: Caller, again: bool = True
 ) -> dict[str, Any]:
     old = repo.load(match_id, token=token)
     asker = repo.authenticate(old, token)
@@ -55,13 +60,18 @@ def rematch(
         if not match.over():
             raise errors.MatchNotActive(f"the match is {match.status()}: a rematch follows its end")
         if match.record.get("rematch"):
-            raise _Made(match.record["rematch"])
-        match.record["rematch"] = new
+            raise _Made(match.record["rematch"], match.record.get("at", 0.0))
+        match.name_rematch(new)
         return Write([{"type": "rematch", "match": new, "seat": asker}], match.record)
 
     try:
         record = repo.update(match_id, old, change)
     except _Made as made:
+        if again and time.time() - made.at > LOST_AFTER and repo.find(made.match_id) is None:
+            # Named by the old match, never stored (its asker died between the two commits):
+            # the old match forgets it, and this ask makes the rematch.
+            _forget(repo, match_id, made.match_id)
+            return rematch(repo, seats, match_id, token, caller, again=False)
         return _take(repo, made.match_id, old, asker, caller)
     held = {"of": match_id, "until": round(time.time() + repo.config.REMATCH_SECONDS, 3)}
     body, players = _again(record, asker, repo, held)
@@ -103,8 +113,7 @@ def _again(
 
 def _forget(repo: MatchRepository, match_id: str, new: str) -> None:
     def change(match: Match) -> Write:
-        if match.record.get("rematch") == new:
-            del match.record["rematch"]
+        match.forget_rematch(new)
         return Write([], None)
 
     try:
@@ -120,29 +129,16 @@ def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller
     token = None if player is not None else new_token()
 
     def change(match: Match) -> Write:
-        record = match.record
         if match.status() != "waiting":
             raise errors.MatchNotActive(f"the rematch, match {new}, is {match.status()}: no seat is held now")
-        entry = record["seats"][seat]
-        if not entry.get("reserved") or entry["reserved"]["of"] != old.id:
+        held = match.record["seats"][seat].get("reserved")
+        if not held or held["of"] != old.id:
             raise errors.Conflict(f"a rematch was made already: match {new}")
-        del entry["reserved"]
-        record["joins"] += 1
-        if player is not None:
-            membership.bind(entry, player)
-        else:
-            entry.update(kind="human", name=was.get("name"), token=hash_token(token or ""))
-        entry["joined"] = record["joins"]
-        events: list[dict[str, Any]] = [{"type": "join", "seat": seat, "name": entry["name"]}]
-        if not any(s["kind"] == "open" for s in record["seats"]):
-            events += _start(match)
-        return Write(events, _answer(match, seat, token))
+        events = match.join(seat, player, None if player is not None else was.get("name"), token)
+        # The player's lists and its app's index, outside the match's slot, ride the outbox.
+        return Write(events, _answer(match, seat, token), effects=listings.joined(player, match.record, seat))
 
-    answer = repo.update(new, _created_by_now(repo, new), change)
-    if player is not None:
-        repo.store.players.sat_down(player.id, new)
-        app_matches.index_joined(repo.store, caller, new)
-    return answer
+    return repo.update(new, _created_by_now(repo, new), change)
 
 
 def _created_by_now(repo: MatchRepository, new: str) -> Match:
@@ -180,7 +176,6 @@ def decline(repo: MatchRepository, match_id: str) -> str:
     `declined` (unrated: nothing was played), unless every one was taken meanwhile."""
 
     def change(match: Match) -> Write:
-        record = match.record
         until = match.reserved_until()
         if until is None:
             raise JobOutcome("stale")
@@ -189,9 +184,6 @@ def decline(repo: MatchRepository, match_id: str) -> str:
             raise JobOutcome("early")  # not this job's time: the sweeper looks again then
         if early > 0:
             time.sleep(early)  # RQ's scheduler wakes about once a second
-        record["status"] = "aborted"
-        for s in record["seats"]:
-            s.pop("reserved", None)  # nobody's seat any more
-        return Write([{"type": "match_over", "winners": [], "reason": "declined"}], "declined")
+        return Write(match.decline(), "declined")
 
     return repo.job_update(match_id, change)

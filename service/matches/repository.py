@@ -9,7 +9,7 @@ import hmac
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -21,7 +21,7 @@ from service.identity.players import player_key, player_of_token
 from service.identity.tokens import hash_token
 from service.infra import logs, tracing
 from service.infra.jobqueue import Jobs
-from service.matches import notices, outbox, rated, tenure
+from service.matches import listings, notices, outbox, rated, tenure
 from service.matches.match import Match, valid_id
 from service.matches.store import Store
 
@@ -34,11 +34,13 @@ RETRIES = 8
 @dataclass
 class Write:
     """A change made to a loaded match: its events, the caller's answer should the commit
-    succeed, and the idempotency entry stored with it."""
+    succeed, the idempotency entry stored with it, and effects of its own for the outbox (a
+    `lists` effect: service/matches/listings.py)."""
 
     events: list[dict[str, Any]]
     result: Any
     idem: tuple[str, bytes | str, int] | None = None
+    effects: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Who a commit's notices go to (the players' streams, the apps' webhooks): each sink takes
@@ -140,7 +142,7 @@ class MatchRepository:
         for _ in range(retries):
             current = match or self.load(match_id)
             write = change(current)
-            if self.commit(current, write.events, write.idem):
+            if self.commit(current, write.events, write.idem, write.effects):
                 return write.result
             match = None
         raise errors.VersionConflict()
@@ -157,37 +159,31 @@ class MatchRepository:
         except JobOutcome as e:
             return e.outcome
 
-    def add(self, match: Match, events: list[dict[str, Any]]) -> bool:
-        """Store a new match (False: its id is taken)."""
-        return self.commit(match, events)
+    def add(
+        self, match: Match, events: list[dict[str, Any]], effects: list[dict[str, Any]] | None = None
+    ) -> bool:
+        """Store a new match (False: its id is taken), with `effects` of its own for the outbox."""
+        return self.commit(match, events, None, effects)
 
     def commit(
-        self, match: Match, events: list[dict[str, Any]], idem: tuple[str, bytes | str, int] | None = None
+        self,
+        match: Match,
+        events: list[dict[str, Any]],
+        idem: tuple[str, bytes | str, int] | None = None,
+        own: list[dict[str, Any]] | None = None,
     ) -> bool:
         """Store the match as changed at the version after the one it was loaded at, unless
         another writer got in first (False), with the effects the change causes in its outbox
-        (service/matches/outbox.py); once stored, hand them on to the workers. On success `match` is
-        the stored version."""
-        record, version, before = match.record, match.version, match.event_count
-        if match.abandoned():
-            events = self._abandoned(match, events)
-        if record.get("moves", 0) >= self.config.MAX_VERSIONS:
-            events = self._too_long(match, events)
-        for seq, e in enumerate(events, before + 1):
-            e["seq"] = seq
+        (service/matches/outbox.py) and the change's `own` ones; once stored, hand them on to the
+        workers. On success `match` is the stored version."""
+        version, before = match.version, match.event_count
+        events = self._numbered(match, events)
         new_clock = match.restart_clock(self.config.CLOCK_SCALE)
-        at = record["at"] = round(time.time(), 3)  # when this version was made (bot-turn latency)
+        at = match.stamp()
         job = match.pending_job()
-        effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
-        if record["options"].get("rated"):
-            settled = rated.settle(match, events, self.store.state)
-            effects += [settled] if settled is not None else []
-        told = notices.derive(match, events, at)
-        if told:
-            # Handed on first: a bot's job, handed on before them, could commit its turn and
-            # publish its notices ahead of this commit's in a player's feed.
-            effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
-        status = match.status()
+        effects, told = self._caused(match, events, new_clock, job, at)
+        effects += [{**e, "v": match.next_version, "at": at} for e in own or ()]
+        record, status = match.record, match.status()
         # Stored beside the events by the same script: every feed's read checks its seat's.
         tenures = tenure.stored_form(record["seats"])
         with tracing.span("match commit", match_id=match.id, version=version + 1):
@@ -214,14 +210,44 @@ class MatchRepository:
                     self.store.archive(match.id, match.version)
         return ok
 
+    def _numbered(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The change's events as stored: with the end it brings a match no person plays any more
+        or one at CARDTABLE_MAX_VERSIONS moves, each numbered after the match's last (`seq`)."""
+        if match.abandoned():
+            events = self._abandoned(match, events)
+        if match.record.get("moves", 0) >= self.config.MAX_VERSIONS:
+            events = self._too_long(match, events)
+        for seq, e in enumerate(events, match.event_count + 1):
+            e["seq"] = seq
+        return events
+
+    def _caused(
+        self, match: Match, events: list[dict[str, Any]], new_clock: bool, job: str | None, at: float
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the change causes, for its outbox: the workers' effects (`_effects`), a rated
+        match's new ratings, and its notices, first; and the notices."""
+        effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
+        if match.record["options"].get("rated"):
+            settled = rated.settle(match, events, self.store.state)
+            effects += [settled] if settled is not None else []
+        told = notices.derive(match, events, at)
+        if told:
+            # Handed on first: a bot's job, handed on before them, could commit its turn and
+            # publish its notices ahead of this commit's in a player's feed.
+            effects.insert(0, {"kind": "notify", "v": match.next_version, "at": at, "notices": told})
+        return effects, told
+
     def hand_on(
         self, match_id: str, effect: dict[str, Any], bot_delay: float | None = None, relayed: bool = False
     ) -> None:
         """Give an effect of a commit to whoever acts on it: a rated match's new ratings go to
-        its players and leaderboard now, its notices to the notice sinks, a bot's turn or a
-        clock to the workers (no bot ever moves inside a request)."""
+        its players and leaderboard now, its entries in lists outside its slot are written, its
+        notices go to the notice sinks, a bot's turn or a clock to the workers (no bot ever moves
+        inside a request)."""
         if effect["kind"] == "ratings":
             rated.apply(effect, self.store.state, self.store.leaderboards)
+        elif effect["kind"] == "lists":
+            listings.apply(self.store.state, self.store.players, match_id, effect, relayed)
         elif effect["kind"] == "notify":
             for sink in self.notice_sinks:
                 try:
@@ -248,8 +274,7 @@ class MatchRepository:
         """The change after which no person plays the match any more (the last one left or
         resigned, or was resigned by the clock) ends it: aborted, no winner, no more bot turns
         (docs/api.md, "Seats, host, leaving")."""
-        match.record["status"] = "aborted"
-        return [*events, {"type": "match_over", "winners": [], "reason": "abandoned"}]
+        return [*events, *match.abort("abandoned")]
 
     def _too_long(self, match: Match, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The change that brings a match to CARDTABLE_MAX_VERSIONS moves is its last: it is
@@ -258,9 +283,7 @@ class MatchRepository:
         bounded on its own, so no loop of one seat's other calls can end a match."""
         if match.over():
             return events
-        match.record["status"] = "aborted"
-        limit = self.config.MAX_VERSIONS
-        return [*events, {"type": "match_over", "winners": [], "reason": "too_long", "limit": limit}]
+        return [*events, *match.abort("too_long", limit=self.config.MAX_VERSIONS)]
 
     def _effects(self, match: Match, new_clock: bool, job: str | None, at: float) -> list[dict[str, Any]]:
         """What the change leaves for the workers: a turn clock it started, the bot turn the

@@ -1,10 +1,10 @@
-"""Seats and tokens: creating a match, joining an open seat, leaving (docs/api.md)."""
+"""Seats and tokens: creating a match, joining an open seat, invitations, leaving (docs/api.md).
+
+The use cases: who may take, hand over or leave a seat, and the writes around a new match's
+commit; what each does to the match is `Match`'s (service/matches/match.py)."""
 
 from __future__ import annotations
 
-import random
-import secrets
-import time
 from typing import Any
 
 from engines.registry import GAMES
@@ -13,15 +13,11 @@ from service.identity.callers import Caller
 from service.identity.players import Player
 from service.identity.quotas import Quotas
 from service.identity.tokens import hash_token, new_token
-from service.matches import app_matches, clocks, fair_seeds, invitations, membership, rated, tenure
+from service.matches import invitations, listings, membership, rated
 from service.matches.following import Following
 from service.matches.match import Match, match_options, new_id
 from service.matches.options import engine_options
 from service.matches.repository import MatchRepository, Write
-
-RESIGN = {"type": "resign"}
-# Claims of one seat in one match at most (docs/api.md, "Invitations").
-MAX_CLAIMS = 10
 
 
 class Seats:
@@ -47,53 +43,60 @@ class Seats:
         counted against its quotas: service/matches/membership.py, `quick` when quick play hosts it);
         None for the service's own callers. A rematch (service/matches/rematch.py) names the new match's
         id, its seats' players and its app."""
+        match, tokens, bound = self._new_match(body, caller, match_id or new_id(), players, app)
+        events: list[dict[str, Any]] = [{"type": "match_created", "game": match.game.id}]
+        if match.full():
+            events += match.start()
+        self._store_new(match, events, caller, bound, quick)
+        return _created(match.id, match.record["seats"], tokens)
+
+    def _new_match(
+        self,
+        body: dict[str, Any],
+        caller: Caller | None,
+        match_id: str,
+        chosen: dict[int, Player] | None,
+        app: str | None,
+    ) -> tuple[Match, dict[int, str], list[str]]:
+        """The match create's `body` asks for, not stored yet: its seeding and its rated seats
+        checked, its seats bound to players as `caller` may and to the `chosen` ones (a
+        rematch's). With the tokens of its other human seats, and the ids of the players bound."""
         game, seats_in = GAMES[body["game"]], body["seats"]
-        options = match_options(game, body.get("options") or {}, len(seats_in))
+        asked = body.get("options") or {}
+        options = match_options(game, asked, len(seats_in))
         deck, seed = self._check_seeding(game, options, body)
-        server_seed, server_seed_hash = fair_seeds.new_server_seed()
-        match_id = match_id or new_id()
-        seats, tokens = _new_seats(seats_in)
-        bound = membership.bind_created(seats, seats_in, tokens, caller, self.store.players, players)
-        fair_seeds.give_creator_seed(seats, body.get("client_seed"))
-        record: dict[str, Any] = {
-            "game": game.id,
-            "options": options,
-            "seats": seats,
-            # Without a seed of the creator's, the deck seed is chained from the seeds when the
-            # match starts (_start); until then it is the chain with no client seed, which is
-            # what an aborted match (its seats left and took their seeds along) publishes.
-            "seed": seed if seed is not None else fair_seeds.chained_seed(server_seed, [None] * len(seats)),
-            "chained": seed is None,
-            "server_seed": server_seed,
-            "server_seed_hash": server_seed_hash,
-            "seeded_by_client": seed is not None or deck is not None,
-            "deck": deck,
-            "status": "waiting",
-            "state": None,
-            **clocks.new_match(body.get("options") or {}),
-            "created": round(time.time(), 3),  # to the millisecond, as the commit stamps "at"
-            "joins": sum(s["kind"] == "human" for s in seats),
-            "listed": bool(body.get("listed")),
-            # Keys the bots' randomness (service/matches/bots.py, bot_rng); never shown to anyone.
-            "bot_key": secrets.token_hex(32),
-            **_owner(caller, app),
-        }
-        rated.check_created(record)
-        match = Match(match_id, record)
-        events: list[dict[str, Any]] = [{"type": "match_created", "game": game.id}]
-        if not any(s["kind"] == "open" for s in seats):
-            events += _start(match)
+        bound = membership.bindings(seats_in, caller, self.store.players, chosen)
+        match, tokens = Match.new(
+            match_id,
+            game,
+            options,
+            seats_in,
+            bound,
+            seed=seed,
+            deck=deck,
+            client_seed=body.get("client_seed"),
+            clock_asked=asked.get("turn_seconds") is not None,
+            listed=bool(body.get("listed")),
+            app=_owner(caller, app),
+        )
+        rated.check_created(match.record)
+        return match, tokens, [p.id for p in bound.values()]
+
+    def _store_new(
+        self, match: Match, events: list[dict[str, Any]], caller: Caller | None, bound: list[str], quick: bool
+    ) -> None:
+        """Commit a new match with the writes around it: its creator's quotas (given back should
+        its id be taken) and the lobby's entry before, the players' lists and the app's index after."""
+        match_id, record = match.id, match.record
         held = self._take_quotas(caller, match_id, record, quick) if caller is not None else []
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/matches/lobby_index.py).
             self.store.lobby.add(match_id, record)
-        if not self.repo.add(match, events):
+        # Its players' lists and its app's index, outside its slot, ride its commit's outbox.
+        app_id = caller.app.id if caller is not None and caller.app is not None else None
+        if not self.repo.add(match, events, listings.created(record, bound, app_id)):
             raise self._collided(caller, held, match_id)
-        for player_id in bound:
-            self.store.players.sat_down(player_id, match_id)
-        app_matches.index_created(self.store, caller, match_id, record)
-        return _created(match_id, seats, tokens)
 
     def _check_seeding(self, game: Any, options: dict[str, Any], body: dict[str, Any]) -> tuple[Any, Any]:
         """The creator's deck and seed, each refused where this server or the seats forbid it."""
@@ -140,52 +143,39 @@ class Seats:
         player = caller.player if caller is not None else None
 
         def change(match: Match) -> Write:
-            record = match.record
-            if record["status"] != "waiting":
-                raise errors.MatchNotActive("this match has no open seat to join")
-            seat = next((s for s in record["seats"] if s["kind"] == "open" and not s.get("reserved")), None)
-            if seat is None:
-                # A rematch's seat is its person's (service/matches/rematch.py): never a stranger's.
-                raise errors.MatchNotActive(
-                    "this rematch's open seats are held for the players of the match before it,"
-                    " who take them by asking for the rematch too"
-                )
-            if record["joins"] >= self.config.MAX_JOINS:
-                # Each join mints a token (and its own rate allowance): a join-and-leave loop
-                # must end somewhere.
-                raise errors.MatchNotActive(
-                    f"this match has been joined {record['joins']} times, its limit; create a new one"
-                )
-            rated.check_joiner(record, player)
-            if player is not None and match.seat_of_player(player.id) is not None:
-                raise errors.Conflict("this player already sits in this match")
+            seat = self._seat_to_join(match, player)
             token = None if player is not None else new_token()
-            record["joins"] += 1
-            if player is not None:
-                membership.bind(seat, player)
-                if name:
-                    seat["name"] = name
-            else:
-                seat.update(
-                    kind="human", name=name or f"Player {seat['seat'] + 1}", token=hash_token(token or "")
-                )
-            seat["joined"] = record["joins"]
-            tenure.hand_on(seat)  # whatever credential the open seat still had ends here
-            seat.pop("left", None)
-            if client_seed is not None:
-                seat["client_seed"] = client_seed
-            events: list[dict[str, Any]] = [{"type": "join", "seat": seat["seat"], "name": seat["name"]}]
-            if not any(s["kind"] == "open" for s in record["seats"]):
-                events += _start(match)
-            answer = {"seat": seat["seat"], "version": match.next_version}
+            events = match.join(seat, player, name, token, client_seed)
+            answer: dict[str, Any] = {"seat": seat, "version": match.next_version}
             answer.update({"player": player.external} if player is not None else {"token": token})
-            return Write(events, answer)
+            # A player's lists and its app's index, outside the match's slot, ride the outbox.
+            return Write(events, answer, effects=listings.joined(player, match.record, seat))
 
-        joined = self.repo.update(match_id, None, change)
-        if player is not None:
-            self.store.players.sat_down(player.id, match_id)
-            app_matches.index_joined(self.store, caller, match_id)
-        return joined
+        return self.repo.update(match_id, None, change)
+
+    def _seat_to_join(self, match: Match, player: Player | None) -> int:
+        """The seat a join takes, or why none: the match started, its open seats are held for a
+        rematch's people, it was joined too often, or the player may not or does already sit."""
+        record = match.record
+        if record["status"] != "waiting":
+            raise errors.MatchNotActive("this match has no open seat to join")
+        seat = match.open_seat()
+        if seat is None:
+            # A rematch's seat is its person's (service/matches/rematch.py): never a stranger's.
+            raise errors.MatchNotActive(
+                "this rematch's open seats are held for the players of the match before it,"
+                " who take them by asking for the rematch too"
+            )
+        if record["joins"] >= self.config.MAX_JOINS:
+            # Each join mints a token (and its own rate allowance): a join-and-leave loop
+            # must end somewhere.
+            raise errors.MatchNotActive(
+                f"this match has been joined {record['joins']} times, its limit; create a new one"
+            )
+        rated.check_joiner(record, player)
+        if player is not None and match.seat_of_player(player.id) is not None:
+            raise errors.Conflict("this player already sits in this match")
+        return seat
 
     def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
         """An invitation code for the token's seat: whoever claims it gets the seat with a new
@@ -196,11 +186,10 @@ class Seats:
         match = self.repo.load(match_id, token=token)
         seat = self.repo.authenticate(match, token)
         assert seat is not None  # a token is required here: authenticate raised otherwise
-        entry = match.record["seats"][seat]
-        _check_handable(match, seat)
-        _check_claims(entry)
+        match.check_hand_over(seat)
         code = new_token()
-        if not self.store.invitations.put(match_id, seat, hash_token(code), invitations.holder(entry)):
+        holder = invitations.holder(match.record["seats"][seat])
+        if not self.store.invitations.put(match_id, seat, hash_token(code), holder):
             raise errors.NotFound(f"no match with id {match_id!r}")
         return {"seat": seat, "code": code, "version": match.version}
 
@@ -218,21 +207,11 @@ class Seats:
         token = new_token()
 
         def change(match: Match) -> Write:
-            entry = match.record["seats"][seat]
-            if invitations.holder(entry) != held_by:
+            if invitations.holder(match.record["seats"][seat]) != held_by:
                 raise _not_valid()  # its maker no longer holds the seat
-            _check_handable(match, seat)
-            _check_claims(entry)
-            entry["claims"] = entry.get("claims", 0) + 1
-            entry["token"] = hash_token(token)
-            tenure.hand_on(entry)  # the old token's feeds end here
-            for gone in ("player", "app", "external"):
-                # A player's seat handed over is no longer the player's: its token stops acting in it.
-                entry.pop(gone, None)
-            if name:
-                entry["name"] = name
-            events = [{"type": "claim", "seat": seat, "name": entry["name"]}]
-            answer = {"seat": seat, "token": token, "name": entry["name"], "version": match.next_version}
+            events = match.claim(seat, token, name)
+            named = match.record["seats"][seat]["name"]
+            answer = {"seat": seat, "token": token, "name": named, "version": match.next_version}
             return Write(events, answer)
 
         try:
@@ -243,60 +222,21 @@ class Seats:
 
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:
         def change(match: Match) -> Write:
-            record = match.record
             # Checked on the match as this attempt loaded it: a retry after another writer got
             # in first must not act on a seat the token no longer holds (freed meanwhile and
             # taken by someone else).
             seat = self.repo.authenticate(match, token)
             assert seat is not None  # a token is required here: authenticate raised otherwise
-            entry = record["seats"][seat]
-            status = match.status()
-            events: list[dict[str, Any]] = [{"type": "leave", "seat": seat}]
-            if status == "waiting":
-                # Free the seat: it is open again and the token is dead.
-                entry.update(kind="open", name=None, token=None, joined=None)
-                tenure.hand_on(entry)  # its feeds end here
-                # The next occupant brings its own; the leaver's invitation dies with its token.
-                for gone in ("client_seed", "player", "app", "external", "invite"):
-                    entry.pop(gone, None)
-                if not any(s["kind"] == "human" for s in record["seats"]):
-                    record["status"] = "aborted"
-                    events.append({"type": "match_over", "winners": [], "reason": "aborted"})
-            elif status in ("active", "round_over"):
-                if entry.get("left"):
-                    raise errors.MatchNotActive("you already left this match")
-                if not match.resigned(seat):
-                    # A seat that resigned already (the match plays on without it) just leaves.
-                    events = match.apply(seat, dict(RESIGN)).events
-                    events.append({"type": "leave", "seat": seat})
-                entry["left"] = True
-            else:
-                raise errors.MatchNotActive(f"the match is {status}")
+            events = match.leave(seat)
             return Write(events, self.view(match, seat, match.next_version))
 
         return self.repo.update(match_id, None, change)
 
 
-def _owner(caller: Caller | None, app: str | None) -> dict[str, str]:
+def _owner(caller: Caller | None, app: str | None) -> str | None:
     """The app whose key (or player) made the match, or a rematch's match's: its webhooks hear of
     the match (service/matches/notices.py) whoever sits in it."""
-    owner = caller.app.id if caller is not None and caller.app is not None else app
-    return {"app": owner} if owner is not None else {}
-
-
-def _start(match: Match) -> list[dict[str, Any]]:
-    """Deal the first round: the match leaves `waiting`."""
-    record = match.record
-    fair_seeds.start_seed(record)
-    if record["deck"] is None:
-        # The service shuffles the first deck itself so history can reveal it; later
-        # rounds shuffle inside the engine from the same secret seed.
-        deck = match.game.full_deck(engine_options(match.game, record["options"]))
-        random.Random(f"cardtable-deck:{record['seed']}").shuffle(deck)
-        record["deck"] = deck
-    # The deal key salts every deal commitment: drawn from the OS, kept only inside the
-    # engine state, so nothing a seat sees (nor the seed) predicts a salt.
-    return [{"type": "match_started"}, *match.deal(secrets.token_hex(32))]
+    return caller.app.id if caller is not None and caller.app is not None else app
 
 
 def _created(match_id: str, seats: list[dict[str, Any]], tokens: dict[int, str]) -> dict[str, Any]:
@@ -317,46 +257,8 @@ def _created(match_id: str, seats: list[dict[str, Any]], tokens: dict[int, str])
     }
 
 
-def _new_seats(seats_in: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, str]]:
-    """The seats as stored and the tokens of the human ones (only their hashes are stored)."""
-    tokens: dict[int, str] = {}
-    seats = []
-    for i, s in enumerate(seats_in):
-        entry: dict[str, Any] = {"seat": i, "kind": s["kind"], "name": s.get("name")}
-        if s.get("reserved"):
-            # A rematch's seat held for its person (service/matches/rematch.py); create's body has none.
-            entry["reserved"] = s["reserved"]
-        if s["kind"] == "human":
-            tokens[i] = new_token()
-            entry["token"] = hash_token(tokens[i])
-            entry["joined"] = len(tokens)
-            entry["name"] = s.get("name") or f"Player {i + 1}"
-        elif s["kind"] == "bot":
-            entry["level"] = s.get("level") or "medium"
-            entry["name"] = s.get("name") or f"{entry['level'].capitalize()} bot"
-        seats.append(entry)
-    return seats, tokens
-
-
 def _not_valid() -> errors.Forbidden:
     return errors.Forbidden("this invitation code is not valid: claimed already, replaced, or never made")
-
-
-def _check_claims(entry: dict[str, Any]) -> None:
-    """A seat is handed on by claim at most MAX_CLAIMS times a match: each claim is a version
-    and an event every seat sees, so a loop of invitations and claims must end somewhere."""
-    if entry.get("claims", 0) >= MAX_CLAIMS:
-        raise errors.MatchNotActive(
-            f"this seat has been handed on {MAX_CLAIMS} times, the most a seat is in one match"
-        )
-
-
-def _check_handable(match: Match, seat: int) -> None:
-    """A seat may be handed over while its match is not over and its person still plays it."""
-    if match.over():
-        raise errors.MatchNotActive(f"the match is {match.status()}: its seats can no longer be handed over")
-    if match.record["seats"][seat].get("left") or match.resigned(seat):
-        raise errors.MatchNotActive("this seat has left the match")
 
 
 def _check_client_seed(seats: list[dict[str, Any]]) -> None:

@@ -10,8 +10,9 @@ feed whose seat changed hands serves nothing after the change, whatever position
 (service/matches/following.py). A player's own tokens (rotated, revoked) are checked apart there.
 
 Kept in the record only for seats that changed hands, and as a number: a waiting feed's match
-and holder weigh next to nothing more for it. Every way of handing a seat on must call
-`hand_on` (tests/test_feed_tenure.py checks the ways it drives).
+and holder weigh next to nothing more for it. Every way of handing a seat on is a method of
+`Match` (service/matches/match.py: `join`, `leave`, `claim`, `erase_player`) and calls `hand_on`
+itself, so no use case can forget it (tests/test_feed_tenure.py checks the ways it drives).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ lists forgot, a seat it left or handed on) and each it joined (service/matches/a
 
 - the player's seat keeps its `kind` (human) and everything the game needs, so the history
   still replays, but its `name` becomes ERASED_NAME and `player`, `app` and `external` go:
-  nothing in it names the player any more, and no token acts in it;
+  nothing in it names the player any more, and no token acts in it (`Match.erase_player`);
 - a human seat of no player that shows a name the player had (every name it was given or
   joined with, `Players.names_of`; a seat it handed over by invitation keeps the name when the
   claimant gives none) shows ERASED_NAME too;
@@ -18,7 +18,8 @@ lists forgot, a seat it left or handed on) and each it joined (service/matches/a
   a name the player had, carries ERASED_NAME, except the one that seated another app player
   who still holds that seat;
 - what its outbox still holds forgets the player: a ratings effect, so applying it later puts
-  nobody back on a board, and notices naming it.
+  nobody back on a board, a lists effect (service/matches/listings.py), so the relay lists
+  the match for it nowhere and keeps no name it joined with, and notices naming it.
 
 A live match's seat changes through `MatchRepository.update` with no events: one
 compare-and-set commit, its version moves on, and a move decided on the old version is
@@ -43,8 +44,8 @@ from engines.registry import GAMES
 from service import codec, errors
 from service.identity import tombstones
 from service.identity.players import Player, directory_key, player_key
-from service.matches import tenure
-from service.matches.app_matches import joined_key, player_match_ids
+from service.matches.app_matches import player_match_ids
+from service.matches.listings import joined_key
 from service.matches.match import Match
 from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
@@ -201,7 +202,7 @@ class Erasure:
         names nobody to scrub."""
 
         def change(match: Match) -> Write:
-            if match.over() or not scrub_seats(match.record, player_id, names):
+            if match.over() or not match.erase_player(player_id, names, ERASED_NAME):
                 raise _Unchanged()
             return Write([], True)
 
@@ -230,7 +231,8 @@ class Erasure:
             # Left open: a fold that read the list before the scrub and stores it after this
             # second read (Store.archive checks the version only, which this erasure keeps).
             return False, True
-        new_record = codec.dumps(record) if match.over() and scrub_seats(record, player_id, names) else b""
+        seats_changed = match.over() and match.erase_player(player_id, names, ERASED_NAME)
+        new_record = codec.dumps(record) if seats_changed else b""
         new_archive = b""
         if archived is not None:
             events = codec.loads(zlib.decompress(archived))
@@ -257,13 +259,17 @@ class Erasure:
     def _scrub_outbox(self, match_id: str, player_id: str, external: str) -> bool:
         """What the match's outbox still holds (its committer died before handing it on, or
         the relay has not removed it yet) forgets the player: a rated match's ratings effect,
-        and its notices (tombstones.py redacts those the relay read before this)."""
+        a lists effect, and its notices (tombstones.py redacts those the relay read before this)."""
         key = match_key(match_id, "outbox")
         pairs: list[Any] = []
         for raw in self.client.lrange(key, 0, -1):
             effect = codec.loads(raw)
             if effect.get("kind") == "ratings" and player_id in effect.get("players", {}):
                 del effect["players"][player_id]
+            elif effect.get("kind") == "lists" and player_id in (*effect["sat"], effect.get("joined")):
+                effect["sat"] = [p for p in effect["sat"] if p != player_id]
+                if effect.get("joined") == player_id:
+                    effect.update(joined=None, name=None)
             elif effect.get("kind") == "notify" and any(
                 external in tombstones.named(n["data"]) for n in effect["notices"]
             ):
@@ -307,23 +313,6 @@ class Erasure:
                     ]
                 if changes:
                     self._rewrite_fields(keys=[record_key(app_id, delivery.id)], args=changes)
-
-
-def scrub_seats(record: dict[str, Any], player_id: str, names: set[str]) -> bool:
-    """Take the player out of a match record's seats (see the module's docstring); whether
-    anything changed."""
-    changed = False
-    for s in record["seats"]:
-        if s.get("player") == player_id:
-            for gone in ("player", "app", "external"):
-                s.pop(gone, None)
-            tenure.hand_on(s)  # the player's feeds of the match end (its tokens are gone too)
-            s["name"] = ERASED_NAME
-            changed = True
-        elif s["kind"] == "human" and "player" not in s and s.get("name") in names:
-            s["name"] = ERASED_NAME
-            changed = True
-    return changed
 
 
 def scrub_events(

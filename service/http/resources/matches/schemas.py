@@ -107,7 +107,7 @@ class CreateMatchSchema(WholeNumbers, Schema):
         load_default=False,
         metadata={"description": "show the match in the lobby (GET /v1/matches) while it has open seats"},
     )
-    # The creator's first human seat's (service/matches/fair_seeds.py, give_creator_seed).
+    # The creator's first human seat's (service/matches/match.py, `Match.new`).
     client_seed = client_seed_field("; it is your first human seat's: a string needs one in `seats`")
 
     @ma.validates_schema
