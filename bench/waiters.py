@@ -79,7 +79,7 @@ class Waiters:
         self.answered = 0  # long-poll answers (each a round: request, wait, answer)
 
     def open(self, kind: str, target: str, after: int) -> None:
-        """A waiter of `kind` (service/infra/waiter_counts.py's kinds): `target` is the match id of a
+        """A waiter of `kind` (service/infra/waiter.py's KINDS): `target` is the match id of a
         match's waiter, the player token of a player's."""
         self.seen.append({})
         seen = self.seen[-1]

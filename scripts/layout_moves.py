@@ -23,7 +23,7 @@ from pathlib import Path
 MOVES = {
     "cluster": "infra.cluster",
     "waiters": "infra.waiters",
-    "waiter_counts": "infra.waiter_counts",
+    "waiter_counts": "infra.waiter",
     "jobqueue": "infra.jobqueue",
     "counters": "infra.counters",
     "rate_limit": "infra.rate_limit",
@@ -65,7 +65,7 @@ MOVES = {
     "membership": "matches.membership",
     "rated": "matches.rated",
     "feeds": "notify.feeds",
-    "player_feed": "notify.player_feed",
+    "player_feed": "notify.feed_following",
     "webhooks": "notify.webhooks",
     "deliveries": "notify.deliveries",
     "webhook_urls": "notify.url_guard",
@@ -94,6 +94,10 @@ PACKAGES = {"resources", "loadtest"}  # folders, not modules
 RENAMED_INSIDE = {
     "service.http.resources.matches.feed_schemas": "service.http.resources.matches.following_schemas",
     "service/http/resources/matches/feed_schemas.py": "service/http/resources/matches/following_schemas.py",
+    "service.notify.player_feed": "service.notify.feed_following",
+    "service/notify/player_feed.py": "service/notify/feed_following.py",
+    "service.infra.waiter_counts": "service.infra.waiter",
+    "service/infra/waiter_counts.py": "service/infra/waiter.py",
 }
 
 _ALT = "|".join(re.escape(n) for n in sorted(MOVES, key=len, reverse=True))

@@ -33,7 +33,7 @@ from service.matches.rematch import decline
 from service.matches.repository import MatchRepository
 from service.matches.seats import Seats
 from service.matches.store import Store, connect
-from service.notify.player_feed import PlayerFeed
+from service.notify.feed_following import PlayerFeed
 from service.notify.webhook_sink import webhook_sink
 
 

@@ -1,8 +1,8 @@
 """The service's errors: domain errors with their machine id (docs/api.md), and `ApiError`.
 
 `MatchService`, the lobby and hints raise `DomainError`s, which know nothing of HTTP; the
-one table from error class to HTTP status is `STATUS` in service/http/app.py, beside the error
-handler that answers with it. `ApiError` stays for the HTTP layer's own refusals (a
+one table from error class to HTTP status is `STATUS` in service/http/statuses.py, beside the
+error handler that answers with it. `ApiError` stays for the HTTP layer's own refusals (a
 malformed header, an unknown file), where the status is the point.
 """
 

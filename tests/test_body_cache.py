@@ -7,7 +7,8 @@ import marshmallow as ma
 from flask import Flask
 from flask.views import MethodView
 
-from service.http.extensions import BODY_CACHE_BYTES, Api, Blueprint
+from service.http.arguments import BODY_CACHE_BYTES
+from service.http.extensions import Api, Blueprint
 
 
 class MoveSchema(ma.Schema):

@@ -4,6 +4,7 @@ or a function over 60 is one to split before it grows further."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -258,6 +259,43 @@ def test_matches_reach_notify_only_through_the_notice_sinks():
         if package_of(t) == "notify"
     }
     assert sorted(found - UPWARD_EXCEPTIONS) == []
+
+
+# --- what each package says of itself ----------------------------------------------------------
+# The packages of the layout that are folders (the kernel's modules and bootstrap.py are not).
+PACKAGE_FOLDERS = {
+    name: ROOT / ("workers" if name == "workers" else f"service/{name}")
+    for name in PACKAGE_RANKS
+    if name not in ("engines", "kernel", "bootstrap")
+}
+
+
+def may_import(folder: Path) -> str:
+    """The first clause of the `May import:` paragraph of the package's docstring ('' if none)."""
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))) or ""
+    owns, found, rest = doc.partition("May import:")
+    assert owns.strip(), f"{folder.relative_to(ROOT)}: its docstring says first what it owns"
+    return re.split(r"\.\s|;", rest, maxsplit=1)[0] if found else ""
+
+
+def test_every_package_says_what_it_owns_and_names_what_it_imports():
+    """Each package's __init__ opens with what it owns, then `May import: ...`, whose first clause
+    names every package its modules import (but the named exceptions, UPWARD_EXCEPTIONS)."""
+    graph = import_graph(entry_point=True)
+    unnamed = {}
+    for name, folder in PACKAGE_FOLDERS.items():
+        clause = may_import(folder)
+        imported = {
+            package_of(target)
+            for module, targets in graph.items()
+            if package_of(module) == name
+            for target in targets
+            if f"{module} imports {target}" not in UPWARD_EXCEPTIONS
+        } - {name}
+        missing = sorted(p for p in imported if not re.search(rf"\b{p}\b", clause))
+        if not clause or missing:
+            unnamed[name] = missing or "no 'May import:'"
+    assert not unnamed, unnamed
 
 
 # --- who writes a match's record ---------------------------------------------------------------

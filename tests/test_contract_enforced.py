@@ -134,7 +134,7 @@ def test_the_name_pattern_refuses_exactly_the_names_the_server_refuses(served):
 
     from marshmallow import ValidationError
 
-    from service.http.resources.matches.schemas import NAME_PATTERN, _check_name
+    from service.http.resources.matches.fields import NAME_PATTERN, check_name
 
     pattern = served["components"]["schemas"]["Join"]["properties"]["name"]["pattern"]
     assert pattern == NAME_PATTERN
@@ -142,7 +142,7 @@ def test_the_name_pattern_refuses_exactly_the_names_the_server_refuses(served):
 
     def server_takes(name: str) -> bool:
         try:
-            _check_name(name)
+            check_name(name)
         except ValidationError:
             return False
         return True
@@ -283,7 +283,7 @@ def test_the_action_value_schema_admits_what_the_server_takes(served, value):
     from marshmallow import ValidationError
 
     from service.http.contract import action_value_components
-    from service.http.resources.matches.schemas import _check_action_value
+    from service.http.resources.matches.fields import check_action_value
 
     def whole_floats(v) -> bool:
         # JSON Schema calls 1.0 an integer; the server's parser reads it as a float and refuses
@@ -295,13 +295,13 @@ def test_the_action_value_schema_admits_what_the_server_takes(served, value):
 
     assume(not whole_floats(value))
     try:
-        _check_action_value(value)
+        check_action_value(value)
         takes = value is not None  # the top of a field is never null (allow_none off)
     except ValidationError:
         takes = False
     # The action values describe the fields of a game that service/http/contract.py does not type
     # (none of the four): checked as they would be served.
-    from service.http.resources.matches.schemas import ACTION_DEPTH, ACTION_INT
+    from service.http.resources.matches.fields import ACTION_DEPTH, ACTION_INT
 
     doc = {"components": {"schemas": action_value_components(ACTION_INT, ACTION_DEPTH)}}
     assert admits(doc, "ActionValue", value) == takes, value

@@ -73,8 +73,8 @@ def test_every_component_schema_has_a_description():
 
 
 def required_errors(path: str, op: dict) -> set[int]:
-    """The error statuses the code can give for an operation (service/http/app.py,
-    service/http/extensions.py)."""
+    """The error statuses the code can give for an operation (service/http/statuses.py,
+    service/http/admission.py, service/http/extensions.py)."""
     need: set[int] = set()
     if "requestBody" in op:
         need |= {400, 413, 422}  # not JSON, over CARDTABLE_MAX_BODY, not the schema
@@ -89,7 +89,7 @@ def required_errors(path: str, op: dict) -> set[int]:
     if {"bearer": []} in op.get("security", []):
         need.add(401)  # a malformed Authorization header, or a token of no seat
     if op["operationId"] in ("createMatch", "joinMatch", "claimSeat", "quickPlay"):
-        need.add(401)  # an Authorization that is no app key or player token (service/http/app.py)
+        need.add(401)  # an Authorization that is no app key or player token (service/http/admission.py)
     return need
 
 

@@ -13,8 +13,8 @@ import jsonschema_rs
 
 import engines.errors
 import service.errors
-from service.http.app import STATUS
 from service.http.extensions import ERROR_IDS
+from service.http.statuses import STATUS
 from tests.test_contract_examples import DOC, operations
 from tests.test_docs_guides import matches
 
@@ -95,7 +95,7 @@ def error_ids_of_the_code() -> set[tuple[str, int]]:
     literal = re.compile(r'(?:ApiError|error_response)\(\s*(\d{3}),\s*"([a-z_]+)"', re.S)
     for path in (ROOT / "service").rglob("*.py"):
         found |= {(error, int(status)) for status, error in literal.findall(path.read_text(encoding="utf-8"))}
-    # Domain and engine errors carry their id; their status is service/http/app.py's one table.
+    # Domain and engine errors carry their id; their status is service/http/statuses.py's one table.
     for module, base in (
         (service.errors, service.errors.DomainError),
         (engines.errors, engines.errors.EngineError),

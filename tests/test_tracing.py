@@ -103,7 +103,7 @@ def test_one_trace_runs_from_a_move_through_the_bots_job_to_its_commit(traced, c
 
 
 def test_a_webhook_post_carries_its_traces_context_to_the_receiver(traced, config):
-    from service.notify.deliveries import Delivery
+    from service.notify.delivery_record import Delivery
     from service.notify.webhooks import Endpoint
     from workers.webhooks import attempt
 

@@ -28,7 +28,8 @@ from service.identity import tombstones
 from service.infra import tracing
 from service.infra.jobqueue import delivery_job_id
 from service.notify import deliveries as delivery_records
-from service.notify.deliveries import ATTEMPT_TIMEOUT, Delivery
+from service.notify.deliveries import ATTEMPT_TIMEOUT
+from service.notify.delivery_record import Delivery
 from service.notify.url_guard import UrlPolicy
 from service.notify.webhooks import Endpoint
 from workers.jobs import service

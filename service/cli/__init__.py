@@ -1,9 +1,12 @@
 """The `cardtable` command: serve, worker, tournament, openapi, loadtest.
 
 The program's entry point (`python -m service.cli`, the `cardtable` script; `cardtable apps`
-too): the top layer, it may import every package of service/ and workers/
-(tests/test_code_shape.py); nothing imports it. Beside it: serve's supervisor (supervisor), the
-operator's `apps` commands (apps), the load kit (loadtest/) and the bots' tournament (tournament).
+too), and nothing imports it. Beside it: serve's supervisor (supervisor), the operator's `apps`
+commands (apps), the load kit (loadtest/) and the bots' tournament (tournament); gunicorn's
+entry, service/wsgi.py, is of the same layer.
+
+May import: every package below it (engines, the kernel, infra, identity, ratings, matches,
+notify, privacy, bootstrap, http and workers): it is the top layer (tests/test_code_shape.py).
 """
 
 from __future__ import annotations

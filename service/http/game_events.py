@@ -28,7 +28,8 @@ from service.http.game_parts import (
 
 SEAT = described("the seat that moved", INT)
 
-# The match's own events (service/matches/seats.py, clocks.py, rematch.py, admin.py), the same in every game.
+# The match's own events (service/matches/seats.py, clocks.py, rematch.py, app_matches.py), the
+# same in every game.
 SERVICE: dict[str, Schema] = {
     "match_created": obj("", {"game": STR}),
     "join": obj("", {"seat": INT, "name": nullable(STR)}),

@@ -1,11 +1,21 @@
 """One waiting request of the waiters' hub (service/infra/waiters.py): a long-poll or a stream of a
-match or a player's feed, woken by a notification on its channel or by its client leaving."""
+match or a player's feed, woken by a notification on its channel or by its client leaving; what
+its users do with a hub (`Waiting`: watch, wait_read); and how many wait, by kind, over every
+API process (`/metrics`: docs/api.md, "Metrics").
+
+Each process's hub writes its counts to one Redis hash, `ct:waiters`: "<host>:<pid>:<hub>[@shard]"
+(a field per hub) -> "<count of each kind, in KINDS' order> <unix time>", each second while they
+change and every HEARTBEAT_SECONDS regardless; an entry older than STALE_SECONDS belongs to a
+process that is gone.
+"""
 
 from __future__ import annotations
 
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -95,3 +105,81 @@ class Waiter:
             self._watcher.stop()
             self._watcher.close()
             self._watcher = None
+
+
+class Waiting:
+    """What every hub offers its waiters' users (Hub, ClusterHub: service/infra/waiters.py):
+    `watch`, a waiter opened for a `with` block and closed however the block ends; `wait_read`,
+    a long-poll's wait, one shared read a wake-up."""
+
+    def open(self, channel: str, kind: str, sock: Any = None) -> Waiter:
+        raise NotImplementedError
+
+    def close(self, waiter: Waiter) -> None:
+        raise NotImplementedError
+
+    def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
+        raise NotImplementedError
+
+    def mark(self, channel: str) -> Any:
+        """Taken before a read, for `quiet_since`; None (never quiet) unless subscribed."""
+        return None
+
+    def quiet_since(self, channel: str, mark: Any) -> bool:
+        """Asked once a waiter of `channel` is registered: no notification can have come since
+        `mark`, so a read made after it saw every commit that will not wake the waiter."""
+        return False
+
+    def wait_read(
+        self, waiter: Waiter, key: Any, read: Callable[[], tuple[Any, ...]], wait: float
+    ) -> tuple[Any, ...] | None:
+        """Up to `wait` seconds: `read()` after each wake-up; its first answer whose first item
+        is not empty, else None (time up, or the client hung up)."""
+        deadline = time.monotonic() + wait
+        while not waiter.gone:
+            left = deadline - time.monotonic()
+            if left <= 0 or not waiter.wait(left):
+                break
+            answer: tuple[Any, ...] = self.shared_read(waiter, key, read)
+            if answer[0]:
+                return answer
+        return None
+
+    @contextmanager
+    def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:
+        waiter = self.open(channel, kind, sock)
+        try:
+            yield waiter
+        finally:
+            self.close(waiter)
+
+
+# Match feeds (`/v1/matches/{id}/events?wait=`, `/stream`) and players' feeds (`/v1/me/events`,
+# `/v1/me/stream`). A new kind goes last: a process still writing fewer counts reads as zeros
+# for the kinds it does not know.
+KINDS = ("long_poll", "sse", "player_long_poll", "player_sse")
+METRICS_KEY = "ct:waiters"
+REPORT_SECONDS = 1.0
+HEARTBEAT_SECONDS = 10.0
+STALE_SECONDS = 30.0
+
+
+def encode_counts(counts: dict[str, int], now: float) -> str:
+    """A process's entry of the hash."""
+    return " ".join([*(str(counts[kind]) for kind in KINDS), f"{now:.0f}"])
+
+
+def open_waiters(client: Any) -> dict[str, int]:
+    """Open waiters of every live API process, by kind (stale processes' entries are dropped)."""
+    totals = dict.fromkeys(KINDS, 0)
+    now, stale = time.time(), []
+    for field, value in client.hgetall(METRICS_KEY).items():
+        *counts, at = value.split()
+        if now - float(at) > STALE_SECONDS:
+            stale.append(field)
+            continue
+        for kind, n in zip(KINDS, counts, strict=False):
+            totals[kind] += int(n)
+    if stale:
+        client.hdel(METRICS_KEY, *stale)
+    return totals

@@ -15,7 +15,7 @@ mode, owned by its `Hub`:
 - A waiter whose client hangs up is woken at once: under gevent the client socket is watched
   by the event loop; with threads it is looked at once a second.
 - A housekeeper unsubscribes idle channels and writes the process's waiter counts by kind to
-  Redis once a second (while they change), for `/metrics` (service/infra/waiter_counts.py).
+  Redis once a second (while they change), for `/metrics` (service/infra/waiter.py).
 
 Subscribing per channel, with reference counts, over one connection is also what Redis
 Cluster's sharded pub/sub needs: there the commands become SSUBSCRIBE/SUNSUBSCRIBE and the
@@ -30,15 +30,22 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import redis
 
-from service.infra import waiter_counts
-from service.infra.waiter import Waiter as Waiter  # its users import it from the hub
-from service.infra.waiter_counts import HEARTBEAT_SECONDS, KINDS, METRICS_KEY, REPORT_SECONDS
+from service.infra.waiter import (
+    HEARTBEAT_SECONDS,
+    KINDS,
+    METRICS_KEY,
+    REPORT_SECONDS,
+    Waiting,
+    encode_counts,
+)
+from service.infra.waiter import (
+    Waiter as Waiter,  # its users import it from the hub
+)
 
 log = logging.getLogger("cardtable.waiters")
 
@@ -72,53 +79,7 @@ class _Read:
         self.error: BaseException | None = None
 
 
-class _Watching:
-    """`watch`: a waiter opened for a `with` block and closed however the block ends;
-    `wait_read`: a long-poll's wait, one shared read a wake-up."""
-
-    def open(self, channel: str, kind: str, sock: Any = None) -> Waiter:
-        raise NotImplementedError
-
-    def close(self, waiter: Waiter) -> None:
-        raise NotImplementedError
-
-    def shared_read(self, waiter: Waiter, key: Any, read: Callable[[], Any]) -> Any:
-        raise NotImplementedError
-
-    def mark(self, channel: str) -> Any:
-        """Taken before a read, for `quiet_since`; None (never quiet) unless subscribed."""
-        return None
-
-    def quiet_since(self, channel: str, mark: Any) -> bool:
-        """Asked once a waiter of `channel` is registered: no notification can have come since
-        `mark`, so a read made after it saw every commit that will not wake the waiter."""
-        return False
-
-    def wait_read(
-        self, waiter: Waiter, key: Any, read: Callable[[], tuple[Any, ...]], wait: float
-    ) -> tuple[Any, ...] | None:
-        """Up to `wait` seconds: `read()` after each wake-up; its first answer whose first item
-        is not empty, else None (time up, or the client hung up)."""
-        deadline = time.monotonic() + wait
-        while not waiter.gone:
-            left = deadline - time.monotonic()
-            if left <= 0 or not waiter.wait(left):
-                break
-            answer: tuple[Any, ...] = self.shared_read(waiter, key, read)
-            if answer[0]:
-                return answer
-        return None
-
-    @contextmanager
-    def watch(self, channel: str, kind: str, sock: Any = None) -> Iterator[Waiter]:
-        waiter = self.open(channel, kind, sock)
-        try:
-            yield waiter
-        finally:
-            self.close(waiter)
-
-
-class Hub(_Watching):
+class Hub(Waiting):
     """The process's one subscription, shared by all its waiters (started on first use)."""
 
     SUBSCRIBE = "SUBSCRIBE"
@@ -344,7 +305,7 @@ class Hub(_Watching):
                 counts = self.counts()
                 now = time.time()
                 if counts != reported or now - reported_at >= HEARTBEAT_SECONDS:
-                    self._report.hset(METRICS_KEY, me, waiter_counts.encode(counts, now))
+                    self._report.hset(METRICS_KEY, me, encode_counts(counts, now))
                     reported, reported_at = counts, now
             except (redis.ConnectionError, redis.TimeoutError):
                 pass  # Redis away: the reader reconnects; counts are written once it is back
@@ -383,7 +344,7 @@ class ShardHub(Hub):
     CONFIRMATIONS = (b"ssubscribe", b"sunsubscribe")
 
 
-class ClusterHub(_Watching):
+class ClusterHub(Waiting):
     """On Redis Cluster: one ShardHub (one connection) per master, each channel on the master
     that owns its slot; the same interface as Hub."""
 

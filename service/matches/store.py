@@ -31,7 +31,7 @@ from service.infra.cluster import Group, Router, pack_commands
 from service.infra.counters import Counters
 from service.infra.due_index import DUE_KEY, DueIndex
 from service.infra.rate_limit import RateLimiter
-from service.infra.waiter_counts import open_waiters
+from service.infra.waiter import open_waiters
 from service.infra.waiters import ClusterHub, Hub
 from service.matches.invitations import Invitations
 from service.matches.lobby_index import LobbyIndex

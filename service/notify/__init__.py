@@ -1,6 +1,7 @@
 """Notify: the subscribers of a commit's notices. Players' feeds and following them (feeds,
-player_feed), an app's webhook endpoints and their deliveries (webhooks, deliveries), where a
-webhook may be sent (url_guard) and the webhooks' notice sink (webhook_sink).
+feed_following), an app's webhook endpoints and their deliveries (webhooks, deliveries,
+delivery_record), where a webhook may be sent (url_guard) and the webhooks' notice sink
+(webhook_sink).
 
 May import: engines, the kernel, infra, identity, ratings, matches (tests/test_code_shape.py).
 """

@@ -25,24 +25,28 @@ lost job or a fan-out that died between the record and its enqueue delay a deliv
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import re
 import secrets
 import time
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service import errors
+from service.notify.delivery_record import (
+    Delivery,
+    as_text,
+    body_of,
+    delivery_id_for,
+    list_key,
+    manual_key,
+    pending_key,
+    record_key,
+)
 
 DUE_KEY = "ct:webhooks:due"
 FANNED_SECONDS = 3600  # how long a commit's fan-out is remembered as done (the relay asks)
 ATTEMPT_TIMEOUT = 5.0  # seconds one attempt may take, connection and answer included
 KEEP_LISTED = 100
 KEEP_SECONDS = 7 * 24 * 3600
-STATUSES = ("pending", "delivered", "failed")
-DELIVERY_ID = re.compile(r"dl_[0-9a-f]{24}")
 # Tests and manual retries an app may send in MANUAL_WINDOW seconds: each can hold the webhook
 # workers for an attempt's 5 s, and starts a schedule of retries.
 MANUAL_SENDS = 10
@@ -139,99 +143,6 @@ return '0'
 """
 
 
-def record_key(app_id: str, delivery_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:delivery:{delivery_id}"
-
-
-def list_key(app_id: str, endpoint_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:deliveries:{endpoint_id}"
-
-
-def pending_key(app_id: str) -> str:
-    """The app's pending deliveries, scored by when each became pending (its creation or its
-    manual retry): what CARDTABLE_WEBHOOK_PENDING bounds."""
-    return f"ct:{{app:{app_id}}}:deliveries:pending"
-
-
-def manual_key(app_id: str) -> str:
-    """The times of the app's tests and manual retries in the last MANUAL_WINDOW seconds."""
-    return f"ct:{{app:{app_id}}}:deliveries:manual"
-
-
-def delivery_id_for(endpoint_id: str, message_id: str) -> str:
-    """The one delivery of a notice to an endpoint."""
-    return "dl_" + hashlib.sha256(f"{endpoint_id}\n{message_id}".encode()).hexdigest()[:24]
-
-
-def body_of(notice: dict[str, Any]) -> str:
-    """What is sent (and signed): the notice's type, timestamp and data, never its players."""
-    body = {"type": notice["type"], "timestamp": notice["timestamp"], "data": notice["data"]}
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-
-
-def _text(value: Any) -> str | None:
-    return value.decode() if isinstance(value, bytes) else value
-
-
-def _number(value: str | None) -> float | None:
-    return float(value) if value not in (None, "") else None
-
-
-@dataclass
-class Delivery:
-    id: str
-    endpoint: str
-    message: str  # the notice's id: the webhook-id header of every attempt
-    type: str
-    created: float
-    status: str
-    attempts: int
-    seq: int
-    step: int  # attempts failed since the schedule (re)started
-    status_code: int | None
-    latency_ms: int | None
-    next_try: float | None
-    response: str
-    error: str | None
-    payload: str
-
-    @classmethod
-    def of(cls, delivery_id: str, raw: dict[str, str]) -> Delivery:
-        code, latency = _number(raw.get("status_code")), _number(raw.get("latency_ms"))
-        return cls(
-            id=delivery_id,
-            endpoint=raw["endpoint"],
-            message=raw["message"],
-            type=raw["type"],
-            created=float(raw["created"]),
-            status=raw["status"],
-            attempts=int(raw.get("attempts", 0)),
-            seq=int(raw.get("seq", 0)),
-            step=int(raw.get("step", 0)),
-            status_code=None if code is None else int(code),
-            latency_ms=None if latency is None else int(latency),
-            next_try=_number(raw.get("next_try")),
-            response=raw.get("response", ""),
-            error=raw.get("error") or None,
-            payload=raw["payload"],
-        )
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "message": self.message,
-            "type": self.type,
-            "created": self.created,
-            "status": self.status,
-            "attempts": self.attempts,
-            "status_code": self.status_code,
-            "latency_ms": self.latency_ms,
-            "next_try": self.next_try if self.status == "pending" else None,
-            "response": self.response,
-            "error": self.error,
-        }
-
-
 class Deliveries:
     """Delivery records (on the match state's Redis, in each app's slot) and the index of the
     pending ones (on the queue Redis)."""
@@ -285,11 +196,7 @@ class Deliveries:
         if unsent:
             self.client.zrem(DUE_KEY, *unsent)
         if any(what == 3 for what, _ in answers):
-            raise errors.QuotaExceeded(
-                "webhook_pending",
-                f"the app holds {pending_limit} pending webhook deliveries, its limit: "
-                "wait until they are delivered or failed",
-            )
+            raise _pending_refused(pending_limit)
         for endpoint_id, size in {
             e: n for (e, _), (what, n) in zip(wanted, answers, strict=True) if what
         }.items():
@@ -326,14 +233,14 @@ class Deliveries:
         older: list[Any] = self.state.zrange(key, 0, -KEEP_LISTED - 1)
         if not older:
             return
-        ids = [_text(i) or "" for i in older]
+        ids = [as_text(i) or "" for i in older]
         with self.state.pipeline(transaction=False) as p:
             for i in ids:
                 p.hget(record_key(app_id, i), "status")
             statuses = p.execute()
         with self.state.pipeline(transaction=False) as p:
             for i, status in zip(ids, statuses, strict=True):
-                if _text(status) != "pending":
+                if as_text(status) != "pending":
                     p.delete(record_key(app_id, i))
             p.zrem(key, *ids)
             p.execute()
@@ -342,19 +249,19 @@ class Deliveries:
         raw = self.state.hgetall(record_key(app_id, delivery_id))
         if not raw:
             return None
-        return Delivery.of(delivery_id, {_text(k) or "": _text(v) or "" for k, v in raw.items()})
+        return Delivery.of(delivery_id, {as_text(k) or "": as_text(v) or "" for k, v in raw.items()})
 
     def listed(self, app_id: str, endpoint_id: str) -> list[Delivery]:
         """The endpoint's last KEEP_LISTED deliveries, newest first."""
         ids = [
-            _text(i) or "" for i in self.state.zrevrange(list_key(app_id, endpoint_id), 0, KEEP_LISTED - 1)
+            as_text(i) or "" for i in self.state.zrevrange(list_key(app_id, endpoint_id), 0, KEEP_LISTED - 1)
         ]
         with self.state.pipeline(transaction=False) as p:
             for i in ids:
                 p.hgetall(record_key(app_id, i))
             raws = p.execute()
         return [
-            Delivery.of(i, {_text(k) or "": _text(v) or "" for k, v in raw.items()})
+            Delivery.of(i, {as_text(k) or "": as_text(v) or "" for k, v in raw.items()})
             for i, raw in zip(ids, raws, strict=True)
             if raw
         ]
@@ -383,11 +290,7 @@ class Deliveries:
         keys = [record_key(app_id, delivery_id), pending_key(app_id)]
         seq = self._retry(keys=keys, args=[f"{time.time():.3f}", KEEP_SECONDS, delivery_id, pending_limit])
         if seq is not None and int(seq) < 0:
-            raise errors.QuotaExceeded(
-                "webhook_pending",
-                f"the app holds {pending_limit} pending webhook deliveries, its limit: "
-                "wait until they are delivered or failed",
-            )
+            raise _pending_refused(pending_limit)
         return None if seq is None else int(seq)
 
     def pending(self, app_id: str) -> int:
@@ -405,7 +308,7 @@ class Deliveries:
     def overdue(self, now: float, limit: int) -> list[tuple[str, str]]:
         """(app, delivery) of pending deliveries the sweep should look at, earliest first."""
         rows: list[Any] = self.client.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)
-        return [tuple((_text(r) or "").split(":", 1)) for r in rows]  # type: ignore[misc]
+        return [tuple((as_text(r) or "").split(":", 1)) for r in rows]  # type: ignore[misc]
 
     def fanned(self, match_id: str, version: int) -> None:
         """Remember that the fan-out of a commit's notices ran to its end."""
@@ -423,6 +326,15 @@ class Deliveries:
         """Forget a deleted endpoint's list (its records expire alone; their attempts find the
         endpoint gone and stop)."""
         self.state.delete(list_key(app_id, endpoint_id))
+
+
+def _pending_refused(pending_limit: int) -> errors.QuotaExceeded:
+    """A test or retry refused: the app holds its most pending deliveries."""
+    return errors.QuotaExceeded(
+        "webhook_pending",
+        f"the app holds {pending_limit} pending webhook deliveries, its limit: "
+        "wait until they are delivered or failed",
+    )
 
 
 class DeliveryJobs(Protocol):

@@ -50,7 +50,7 @@ from service.matches.match import Match
 from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
 from service.matches.store import Store
-from service.notify.deliveries import body_of, record_key
+from service.notify.delivery_record import body_of, record_key
 from service.notify.feeds import feed_key
 
 ERASED_NAME = "Erased player"

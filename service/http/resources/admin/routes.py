@@ -11,6 +11,7 @@ from flask.views import MethodView
 
 from service import codec, errors
 from service.http import examples
+from service.http.calls import APP_KEY, EXTERNAL_ID_LENGTH, app_player, current_caller, json_response, service
 from service.http.extensions import Blueprint, declare_errors
 from service.http.resources.admin.schemas import (
     AppMatchesQuerySchema,
@@ -18,10 +19,7 @@ from service.http.resources.admin.schemas import (
     ErasedSchema,
     PlayerExportSchema,
 )
-from service.http.resources.auth import current_caller
-from service.http.resources.matches.routes import json_response, service
 from service.http.resources.matches.schemas import ViewSchema
-from service.http.resources.players.routes import APP_KEY, EXTERNAL_ID_LENGTH, app_player
 from service.matches import app_matches
 from service.privacy.erasure import Erasure
 

@@ -5,9 +5,10 @@ import marshmallow as ma
 
 from engines.registry import GAMES
 from service.http.extensions import Schema
+from service.http.paging import cursor_sent, next_page_cursor, page_limit
 from service.http.resources.matches.following_schemas import HistorySchema
 from service.http.resources.matches.schemas import ViewSchema
-from service.http.resources.players.schemas import MATCH_STATUSES, AppPlayerSchema
+from service.http.resources.players.schemas import MATCH_STATUSES, AppPlayerSchema, ListedMatch
 
 
 class AppMatchesQuerySchema(Schema):
@@ -19,11 +20,8 @@ class AppMatchesQuerySchema(Schema):
         validate=ma.validate.Length(min=1, max=128),
         metadata={"description": "an external id: the matches this player of the app sits in"},
     )
-    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=50))
-    cursor = ma.fields.String(
-        validate=ma.validate.Length(min=1, max=200),
-        metadata={"description": "`next_cursor` of the previous page", "pattern": "^[A-Za-z0-9_-]+$"},
-    )
+    limit = page_limit(50)
+    cursor = cursor_sent("next_cursor")
 
 
 class AppMatchSeatSchema(Schema):
@@ -35,12 +33,9 @@ class AppMatchSeatSchema(Schema):
     player = ma.fields.String(metadata={"description": "the external id of the app's player in the seat"})
 
 
-class AppMatchSchema(Schema):
+class AppMatchSchema(ListedMatch):
     """One of the app's matches."""
 
-    id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
-    status = ma.fields.String(required=True, validate=ma.validate.OneOf(MATCH_STATUSES))
     created = ma.fields.Float(required=True, metadata={"description": "Unix time the match was created"})
     updated = ma.fields.Float(required=True, metadata={"description": "Unix time of the match's last change"})
     version = ma.fields.Integer(required=True)
@@ -58,17 +53,12 @@ class AppMatchesSchema(Schema):
     """A page of the app's matches, newest first."""
 
     matches = ma.fields.List(ma.fields.Nested(AppMatchSchema), required=True)
-    next_cursor = ma.fields.String(
-        required=True, allow_none=True, metadata={"description": "cursor of the next page; null on the last"}
-    )
+    next_cursor = next_page_cursor()
 
 
-class ExportedMatchSchema(Schema):
+class ExportedMatchSchema(ListedMatch):
     """A match the player holds a seat in: its public history once over, else its public view."""
 
-    id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
-    status = ma.fields.String(required=True, validate=ma.validate.OneOf(MATCH_STATUSES))
     seat = ma.fields.Integer(required=True, metadata={"description": "the player's seat"})
     name = ma.fields.String(required=True, metadata={"description": "the name the seat shows"})
     view = ma.fields.Nested(

@@ -6,9 +6,9 @@ from flask import Response
 from flask.views import MethodView
 
 from service.http import examples
+from service.http.calls import json_response, needs_token, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
 from service.http.resources.hints.schemas import HintSchema
-from service.http.resources.matches.routes import json_response, needs_token, service
 from service.matches.hints import give_hint
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/matches", description="Hints for people")

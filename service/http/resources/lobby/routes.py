@@ -8,8 +8,8 @@ from flask import current_app
 from flask.views import MethodView
 
 from service.http import examples
+from service.http.calls import current_caller
 from service.http.extensions import Blueprint, declare_errors
-from service.http.resources.auth import current_caller
 from service.http.resources.lobby.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
@@ -49,7 +49,7 @@ class Listed(MethodView):
 class Quick(MethodView):
     @blp.arguments(QuickPlaySchema(), example=examples.QUICK_PLAY)
     @blp.response(200, QuickPlayedSchema, example=examples.QUICK_PLAYED)
-    # 401: an Authorization that is no app key or player token (service/http/app.py).
+    # 401: an Authorization that is no app key or player token (service/http/admission.py).
     @declare_errors(blp, 400, 401, 413, 422, 429, 503)
     @blp.doc(operationId="quickPlay")
     def post(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,7 @@ from engines.base import BOT_LEVELS
 from engines.registry import GAMES
 from service.http.contract import quick_play_extra
 from service.http.extensions import Schema
-from service.http.resources.matches.fields import WholeNumbers
-from service.http.resources.matches.schemas import OPTIONS, client_seed_field, name_field
+from service.http.resources.matches.fields import OPTIONS, WholeNumbers, client_seed_field, name_field
 from service.matches.lobby import CURSOR_PATTERN
 
 

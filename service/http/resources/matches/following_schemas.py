@@ -10,8 +10,7 @@ import marshmallow as ma
 from service.http.contract import ref
 from service.http.extensions import Schema
 from service.http.game_schemas import event_schema_replacement
-from service.http.resources.matches.fields import AsIs
-from service.http.resources.matches.schemas import MAX_SEQ, OPTIONS
+from service.http.resources.matches.fields import MAX_SEQ, OPTIONS, AsIs
 from service.matches.store import EVENTS_PAGE
 
 SEQ = ma.validate.Range(min=0, max=MAX_SEQ)

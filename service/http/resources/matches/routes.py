@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
-from functools import wraps
-from typing import Any, cast
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import marshmallow as ma
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, request
 from flask.views import MethodView
-from werkzeug.routing import BaseConverter
 
-from service import codec, errors
-from service.bootstrap import MatchService
+from service import errors
 from service.errors import ApiError
-from service.http import examples
+from service.http import examples, streams
+from service.http.calls import OPTIONAL_AUTH, current_caller, json_response, needs_token, service
 from service.http.extensions import Blueprint, F, View, bearer_token, declare_errors
-from service.http.resources.auth import current_caller
 from service.http.resources.matches import links
 from service.http.resources.matches.following_schemas import (
     EventsQuerySchema,
@@ -43,65 +39,10 @@ from service.http.resources.matches.schemas import (
 )
 from service.identity.apps import is_app_key
 from service.matches.following import Holder
-from service.matches.match import MATCH_ID_PATTERN
 from service.matches.rematch import rematch
 from service.matches.store import channel
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches", description="Matches: seats, play and events")
-
-
-class MatchIdConverter(BaseConverter):
-    """`<match_id:...>` in a route: 16 hex digits. A URL with anything else there is no match's
-    (404), and answers no method of a match's: /v1/matches/quick is quick play's alone."""
-
-    regex = MATCH_ID_PATTERN
-
-    @staticmethod
-    def json_schema(converter: BaseConverter) -> dict[str, Any]:
-        return {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"}
-
-
-AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
-OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
-
-
-def service() -> MatchService:
-    return cast(MatchService, current_app.extensions["cardtable"])  # set by the app factory
-
-
-# The answer to a call that needs a token and has none (the same as MatchRepository.authenticate's).
-NO_TOKEN = "this call needs the seat's token: Authorization: Bearer <token>"
-
-
-def needs_token(view: View) -> View:
-    """A call only a seat may make: documented with the bearer scheme, and without an
-    Authorization header (or with one not of the form 'Bearer <token>') refused with 401
-    before anything else is looked at. The answer then says what is missing whether or not
-    the match exists and whatever the body holds, as the contract's security says; the token
-    itself is checked against the match once it is loaded."""
-
-    @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if bearer_token() is None:
-            raise ApiError(401, "invalid_token", NO_TOKEN)
-        return view(*args, **kwargs)
-
-    return blp.doc(security=AUTH)(wrapper)
-
-
-def json_response(data: Mapping[str, Any], version: int | None = None) -> Response:
-    # Views are built as plain dicts that ViewSchema documents (a test checks every view
-    # against it); dumping them directly keeps marshmallow off the hot path.
-    resp = Response(codec.dumps(data), mimetype="application/json")
-    if version is not None:
-        resp.headers["ETag"] = etag(version, data.get("you"))
-    return resp
-
-
-def etag(version: int, seat: int | None) -> str:
-    """`"<version>"` for the public view, `"<version>-<seat>"` for a seat's: two viewers of the
-    same version see different things, so their views must not share a validator."""
-    return f'"{version}"' if seat is None else f'"{version}-{seat}"'
 
 
 def _seat_call(
@@ -135,7 +76,7 @@ def _errors(*codes: int) -> Callable[[F], F]:
 # A call with a JSON body may also get 400 (not JSON), 413 (too large) and 422 (not the schema).
 BODY_ERRORS = (400, 413, 422)
 # A call that makes a match or gives a seat takes an app key or a player token, and answers any
-# other Authorization 401 (service/http/app.py, _install_credentials). Its security is not declared:
+# other Authorization 401 (service/http/admission.py, install_credentials). Its security is not declared:
 # a generated client would then want an authenticated client for it, and it needs none.
 CREDENTIAL_ERRORS = (401,)
 
@@ -403,16 +344,9 @@ class Stream(MethodView):
         holder = Holder.of(svc.repo, svc.load(match_id, token=token), token)
         resume = headers.get("last_event_id", query["after"])
 
-        # Registered before the answer starts, so an unreachable Redis (or an address holding
-        # all its places) is still a JSON error; freed when the server closes the response,
-        # however the stream ended.
-        holder.address = request.remote_addr or "-"
-        svc.wait_quota.take(holder.address)
-        try:
-            waiter = svc.waiters.open(channel(match_id), "sse", request.environ.get("gunicorn.socket"))
-        except BaseException:
-            svc.wait_quota.give(holder.address)
-            raise
+        address = holder.address = request.remote_addr or "-"
+        client = request.environ.get("gunicorn.socket")
+        waiter = streams.open_waiter(svc, channel(match_id), "sse", address, client)
 
         def generate(after: int = resume) -> Iterator[str]:
             # A stream still ends after a while (proxies drop long responses); EventSource
@@ -429,16 +363,9 @@ class Stream(MethodView):
                     yield ": keep-alive\n\n"
                 for e in events:
                     after = e["seq"]
-                    data = json.dumps(e, separators=(",", ":"))
-                    yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
+                    yield streams.frame(e)
 
-        def closed() -> None:
-            svc.waiters.close(waiter)
-            svc.wait_quota.give(holder.address or "-")
-
-        response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(closed)
-        return response
+        return streams.response(generate(), streams.closer(svc, waiter, address))
 
 
 @blp.route("/<match_id:match_id>/history")

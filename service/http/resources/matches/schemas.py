@@ -1,10 +1,10 @@
-"""Schemas of matches: creation, seats, views, actions, events. They are the OpenAPI contract.
+"""Schemas of matches: creation, seats, views, actions. They are the OpenAPI contract.
 
-Every number a client sends is bounded here, so nothing out of range reaches an engine, the
-match record or Redis (docs/api.md "Limits").
+Every number a client sends is bounded, by these schemas and the fields they are made of
+(fields.py), so nothing out of range reaches an engine, the match record or Redis (docs/api.md
+"Limits"). A match's events, stream and history: following_schemas.py.
 """
 
-import re
 from typing import Any
 
 import marshmallow as ma
@@ -14,10 +14,8 @@ from engines.cards import ALL_CODES, STANDARD_52
 from engines.registry import GAMES
 from service.http.contract import (
     action_value_components,
-    char_class,
     create_match_extra,
     default_inside,
-    name_pattern,
     ref,
 )
 from service.http.contract_actions import (
@@ -28,128 +26,22 @@ from service.http.contract_actions import (
 )
 from service.http.extensions import Schema
 from service.http.game_schemas import answer_components, component, view_components, view_schema_replacement
-from service.http.resources.matches.fields import AsIs, StrictBoolean, WholeNumbers, as_integers
-from service.matches.fair_seeds import CLIENT_SEED_LENGTH
-
-CARD = ma.fields.String(validate=ma.validate.OneOf(sorted(ALL_CODES)), metadata={"example": "QH"})
-
-# Event seq numbers and versions a client may send back (events `after`, Last-Event-ID).
-MAX_SEQ = 2**31 - 1
-NAME_LENGTH = 40
-# An app's own id of a player (`PUT /v1/players/{external_id}`).
-PLAYER_ID_LENGTH = 128
-# Bounds of what a game option or an action field may hold at all; each game's own, tighter
-# ones are in /v1/games and checked by the engine.
-OPTION_INT = 10**9
-ACTION_INT = 1000
-ACTION_DEPTH = 4
-
-# Characters no name may hold: C0 and C1 controls (NUL, line feeds, escapes, DEL), the line
-# and paragraph separators, the bidirectional embeddings, overrides and isolates (they make a
-# name display as something else and can reorder the text around it) and lone surrogates
-# (not text at all: they cannot be encoded as UTF-8).
-_NAME_FORBIDDEN_CHARS = [(0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029), (0x202A, 0x202E), (0x2066, 0x2069)]
-_NAME_FORBIDDEN = re.compile(f"[{char_class(_NAME_FORBIDDEN_CHARS)}\ud800-\udfff]")
-# The same rules as a JSON Schema pattern: none of those characters, and one that is not
-# whitespace as str.strip() sees it. Lone surrogates are left out: no JSON parser lets them
-# through (400 here), and a pattern cannot name them portably.
-NAME_PATTERN = name_pattern(_NAME_FORBIDDEN_CHARS)
-
-
-def _check_name(value: str) -> None:
-    if _NAME_FORBIDDEN.search(value):
-        raise ma.ValidationError(
-            "a name may not hold control characters, line separators, bidirectional overrides "
-            "or lone surrogates"
-        )
-    if not value.strip():
-        raise ma.ValidationError("a name must hold more than spaces")
-
-
-def player_field(description: str) -> ma.fields.String:
-    return ma.fields.String(
-        validate=ma.validate.Length(min=1, max=PLAYER_ID_LENGTH),
-        metadata={"description": f"{description} (1–{PLAYER_ID_LENGTH} characters)"},
-    )
-
-
-def name_field(required: bool = False) -> ma.fields.String:
-    return ma.fields.String(
-        required=required,
-        validate=[ma.validate.Length(min=1, max=NAME_LENGTH), _check_name],
-        metadata={
-            "description": f"1–{NAME_LENGTH} characters; no control or bidi-override characters",
-            "pattern": NAME_PATTERN,
-        },
-    )
-
-
-def client_seed_field(where: str = "") -> ma.fields.String:
-    return ma.fields.String(
-        allow_none=True,
-        validate=ma.validate.Length(max=CLIENT_SEED_LENGTH),
-        metadata={
-            "description": f"your seed for the deal, at most {CLIENT_SEED_LENGTH} characters: chained with"
-            " the server's seed when the match starts, so nobody alone can choose the cards (docs/api.md,"
-            " Fair deals)" + where,
-        },
-    )
-
-
-def _check_option_value(value: Any) -> None:
-    if value is None or isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        if not -OPTION_INT <= value <= OPTION_INT:
-            raise ma.ValidationError(f"an option's integer must lie within ±{OPTION_INT}")
-    elif isinstance(value, str):
-        if len(value) > NAME_LENGTH:
-            raise ma.ValidationError(f"an option's string is at most {NAME_LENGTH} characters")
-    else:
-        raise ma.ValidationError("an option is a boolean, an integer, a string or null")
-
-
-OPTION_VALUE = ma.fields.Raw(
-    allow_none=True,
-    validate=_check_option_value,
-    metadata={
-        "oneOf": [
-            {"type": "boolean"},
-            {"type": "integer", "minimum": -OPTION_INT, "maximum": OPTION_INT},
-            {"type": "string", "maxLength": NAME_LENGTH},
-            {"type": "null"},
-        ]
-    },
+from service.http.resources.matches.fields import (
+    ACTION_DEPTH,
+    ACTION_INT,
+    CARD,
+    NAME_LENGTH,
+    OPTION_VALUE,
+    AsIs,
+    StrictBoolean,
+    WholeNumbers,
+    action_field,
+    as_integers,
+    check_action_value,
+    client_seed_field,
+    name_field,
+    player_field,
 )
-
-
-# A map of a match's options by name, as answers show them (defaults filled in).
-OPTIONS = {"additionalProperties": OPTION_VALUE.metadata}
-
-
-def _check_action_value(value: Any, depth: int = 0) -> None:
-    """An action field is a card code, a number, a meld id, or lists and objects of those:
-    shallow, with small integers (an index or a bid). Deeper or larger is refused here."""
-    if depth > ACTION_DEPTH:
-        raise ma.ValidationError(f"nested more than {ACTION_DEPTH} levels deep")
-    if isinstance(value, int) and not isinstance(value, bool):
-        if not 0 <= value <= ACTION_INT:
-            raise ma.ValidationError(f"numbers in an action lie from 0 to {ACTION_INT}")
-    elif isinstance(value, float):
-        raise ma.ValidationError("numbers in an action are integers")
-    elif isinstance(value, list):
-        for item in value:
-            _check_action_value(item, depth + 1)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _check_action_value(item, depth + 1)
-
-
-def action_field(description: str) -> ma.fields.Raw:
-    """A field of some game's actions, bounded before the engine sees it; the document describes
-    it in each game's typed actions (service/http/contract_actions.py)."""
-    return ma.fields.Raw(validate=_check_action_value, metadata={"description": description})
-
 
 # The components Action refers to: the card codes, each game's actions made from its engine
 # (service/http/contract.py), and the action values of fields no game names, with the same bounds.
@@ -478,7 +370,7 @@ class ActionSchema(WholeNumbers, Schema):
         # bounded like the known ones (`original` is the body before WholeNumbers read it).
         if isinstance(original, dict):
             for key in set(original) - set(self.fields):
-                _check_action_value(as_integers(original[key]), 1)
+                check_action_value(as_integers(original[key]), 1)
 
 
 class ActionHeadersSchema(Schema):

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, request, stream_with_context
+from flask import Response, request
 from flask.views import MethodView
 
 from engines.registry import GAMES
 from service import codec, errors
-from service.http import examples
+from service.http import examples, streams
+from service.http.calls import APP_KEY, EXTERNAL_ID_LENGTH, PLAYER_TOKEN, app_player, current_caller, service
 from service.http.extensions import Blueprint, bearer_token, declare_errors
-from service.http.resources.auth import current_caller
 from service.http.resources.matches.following_schemas import (
     EventsQuerySchema,
     StreamHeadersSchema,
     StreamQuerySchema,
 )
-from service.http.resources.matches.routes import service
 from service.http.resources.players.schemas import (
     AppPlayerSchema,
     FeedStreamEventSchema,
@@ -33,30 +31,12 @@ from service.http.resources.players.schemas import (
     PlayerTokenSchema,
     PutPlayerSchema,
 )
-from service.identity.players import Player
 from service.matches.my_matches import my_matches
 from service.matches.rated import player_ratings
+from service.notify.feed_following import Entries, player_of
 from service.notify.feeds import feed_channel
-from service.notify.player_feed import Entries, player_of
 
 blp = Blueprint("players", __name__, url_prefix="/v1", description="Players of an app; the calling player")
-
-APP_KEY: list[dict[str, list[str]]] = [{"appKey": []}]
-PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
-# External ids: what an app calls its users, 1-128 characters of one path segment.
-EXTERNAL_ID_LENGTH = 128
-
-
-def app_player(external_id: str) -> tuple[Player, str]:
-    """The app key's player with this external id, and the app's id; 404 for one the app does
-    not have: another app's player answers the same (an app sees only its own, never a 403)."""
-    app = current_caller().require_app()
-    player = None
-    if 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
-        player = service().store.players.find(app.id, external_id)
-    if player is None:
-        raise errors.NotFound(f"no player {external_id!r} in this app")
-    return player, app.id
 
 
 @blp.route("/players/<external_id>")
@@ -156,7 +136,7 @@ class MyEvents(MethodView):
         more follow; `last` is the newest entry's seq (ask after it to get only what comes
         next). 401 when the token stops holding during the wait (rotated, app revoked).
         """
-        # The feed's read authenticates the token (service/notify/player_feed.py).
+        # The feed's read authenticates the token (service/notify/feed_following.py).
         token = bearer_token()
         player_id = player_of(token)
         assert token is not None
@@ -191,22 +171,13 @@ class MyStream(MethodView):
         assert token is not None
         svc = service()
         resume = headers.get("last_event_id", query["after"])
-        # Registered before the first read (nothing published after it is missed) and before
-        # the answer starts, so a token that does not hold and an unreachable Redis are still
-        # JSON errors; freed when the server closes the response, however the stream ended.
-        client = request.environ.get("gunicorn.socket")
+        # Registered before the first read (nothing published after it is missed), so a token
+        # that does not hold is still a JSON error.
         address = request.remote_addr or "-"
-        svc.wait_quota.take(address)
-        try:
-            waiter = svc.waiters.open(feed_channel(player_id), "player_sse", client)
-        except BaseException:
-            svc.wait_quota.give(address)
-            raise
+        client = request.environ.get("gunicorn.socket")
+        waiter = streams.open_waiter(svc, feed_channel(player_id), "player_sse", address, client)
 
-        def closed() -> None:
-            svc.waiters.close(waiter)
-            svc.wait_quota.give(address)
-
+        closed = streams.closer(svc, waiter, address)
         try:
             first = svc.player_feed.first(player_id, token, resume)
         except BaseException:
@@ -221,8 +192,7 @@ class MyStream(MethodView):
             while True:
                 for e in entries:
                     after = e["seq"]
-                    data = json.dumps(e, separators=(",", ":"))
-                    yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {data}\n\n"
+                    yield streams.frame(e)
                 if time.monotonic() >= end or waiter.gone:
                     return
                 # Through svc: the stream's closures keep no more than they need, a stream's
@@ -235,9 +205,7 @@ class MyStream(MethodView):
                 if not entries and not waiter.gone:
                     yield ": keep-alive\n\n"
 
-        response = Response(stream_with_context(generate()), mimetype="text/event-stream")
-        response.call_on_close(closed)
-        return response
+        return streams.response(generate(), closed)
 
 
 @blp.route("/leaderboards/<game>")

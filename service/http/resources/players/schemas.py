@@ -7,8 +7,9 @@ import marshmallow as ma
 
 from service.http.contract import ref
 from service.http.extensions import Schema
+from service.http.paging import cursor_sent, next_page_cursor, page_limit
+from service.http.resources.matches.fields import name_field
 from service.http.resources.matches.following_schemas import SseFrameSchema
-from service.http.resources.matches.schemas import name_field
 from service.identity.players import MAX_METADATA
 from service.matches.notices import TYPES
 
@@ -16,6 +17,14 @@ from service.matches.notices import TYPES
 METADATA = {"additionalProperties": ref("MetadataValue")}
 
 MATCH_STATUSES = ["waiting", "active", "round_over", "finished", "aborted"]
+
+
+class ListedMatch(Schema):
+    # What every list of matches says of each first (a player's, an app's, a player's export);
+    # no docstring: not a component of its own, its fields open each list's.
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, validate=ma.validate.OneOf(MATCH_STATUSES))
 
 
 def _small(value: dict[str, Any]) -> None:
@@ -78,19 +87,13 @@ class MyMatchesQuerySchema(Schema):
     """Which of the player's matches, and which page."""
 
     status = ma.fields.String(validate=ma.validate.OneOf(MATCH_STATUSES))
-    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=50))
-    cursor = ma.fields.String(
-        validate=ma.validate.Length(min=1, max=200),
-        metadata={"description": "`next` of the previous page", "pattern": "^[A-Za-z0-9_-]+$"},
-    )
+    limit = page_limit(50)
+    cursor = cursor_sent("next")
 
 
-class MyMatchSchema(Schema):
+class MyMatchSchema(ListedMatch):
     """One of the player's matches."""
 
-    id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
-    status = ma.fields.String(required=True, validate=ma.validate.OneOf(MATCH_STATUSES))
     seat = ma.fields.Integer(required=True, metadata={"description": "the player's seat"})
     your_turn = ma.fields.Boolean(
         required=True, metadata={"description": "the match waits for the player (a move, or the next round)"}
@@ -106,19 +109,14 @@ class MyMatchesSchema(Schema):
     """A page of the player's matches: live ones first, newest first."""
 
     matches = ma.fields.List(ma.fields.Nested(MyMatchSchema), required=True)
-    next = ma.fields.String(
-        required=True, allow_none=True, metadata={"description": "cursor of the next page; null on the last"}
-    )
+    next = next_page_cursor()
 
 
 class LeaderboardQuerySchema(Schema):
     """Which page of the board."""
 
-    limit = ma.fields.Integer(load_default=20, validate=ma.validate.Range(min=1, max=100))
-    cursor = ma.fields.String(
-        validate=ma.validate.Length(min=1, max=300),
-        metadata={"description": "`next_cursor` of the previous page", "pattern": "^[A-Za-z0-9_-]+$"},
-    )
+    limit = page_limit(100)
+    cursor = cursor_sent("next_cursor", 300)
 
 
 class RankedPlayerSchema(Schema):
@@ -134,9 +132,7 @@ class LeaderboardSchema(Schema):
     """A page of the app's leaderboard of one game, best first."""
 
     players = ma.fields.List(ma.fields.Nested(RankedPlayerSchema), required=True)
-    next_cursor = ma.fields.String(
-        required=True, allow_none=True, metadata={"description": "cursor of the next page; null on the last"}
-    )
+    next_cursor = next_page_cursor()
 
 
 NOTICE_TYPES = list(TYPES)

@@ -10,10 +10,8 @@ from flask.views import MethodView
 
 from service import errors
 from service.http import examples
+from service.http.calls import APP_KEY, current_caller, service
 from service.http.extensions import Blueprint, declare_errors
-from service.http.resources.auth import current_caller
-from service.http.resources.matches.routes import service
-from service.http.resources.players.routes import APP_KEY
 from service.http.resources.webhooks.schemas import (
     CreatedWebhookSchema,
     CreateWebhookSchema,
@@ -27,7 +25,7 @@ from service.http.resources.webhooks.schemas import (
 )
 from service.infra.jobqueue import JobQueue
 from service.notify import deliveries
-from service.notify.deliveries import DELIVERY_ID
+from service.notify.delivery_record import DELIVERY_ID
 from service.notify.url_guard import UrlPolicy
 from service.notify.webhooks import Endpoint, example_notice
 

@@ -3,7 +3,7 @@
 import marshmallow as ma
 
 from service.http.extensions import Schema
-from service.notify.deliveries import STATUSES
+from service.notify.delivery_record import STATUSES
 from service.notify.url_guard import MAX_URL
 from service.notify.webhooks import DISABLED_REASONS, EVENT_TYPES
 
