@@ -33,7 +33,7 @@ BATCH = 500
 def relay(svc: MatchService, now: float | None = None) -> int:
     """One pass over the commits whose effects are due; return how many effects it handed on."""
     now = time.time() if now is None else now
-    outbox = svc.store.outbox
+    outbox = svc.outbox
     relayed = 0
     for match_id, members in outbox.due(now, BATCH).items():
         newest = max(version for _, version in members)
@@ -57,7 +57,7 @@ def relay(svc: MatchService, now: float | None = None) -> int:
                 relayed += 1
         outbox.remove(match_id, [raw for raw, _ in effects], [name for name, _ in members])
     if relayed:
-        svc.store.counters.count("outbox_relayed", relayed)
+        svc.counters.count("outbox_relayed", relayed)
     return relayed
 
 

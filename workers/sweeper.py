@@ -35,12 +35,12 @@ def sweep(svc: MatchService, now: float | None = None) -> int:
     """Look at every overdue match once; return how many jobs were enqueued again."""
     now = time.time() if now is None else now
     requeued = 0
-    for match_id, seen in svc.store.due.matches(now, BATCH):
+    for match_id, seen in svc.due.matches(now, BATCH):
         next_look, enqueued = _look(svc, match_id, now)
         requeued += enqueued
-        svc.store.due.reschedule(match_id, seen, next_look)
+        svc.due.reschedule(match_id, seen, next_look)
     if requeued:
-        svc.store.counters.count("sweeper_requeues", requeued)
+        svc.counters.count("sweeper_requeues", requeued)
     return requeued
 
 

@@ -15,7 +15,7 @@ def render(svc) -> str:
         "# HELP cardtable_requests_total HTTP requests by endpoint.",
         "# TYPE cardtable_requests_total counter",
     ]
-    counters = svc.store.counters.metrics()
+    counters = svc.counters.metrics()
     for key, value in sorted(counters.items()):
         kind, _, endpoint = key.partition(":")
         if kind == "requests":
@@ -45,7 +45,7 @@ def render(svc) -> str:
 
 def _healing(svc, counters: dict[str, float]) -> list[str]:
     """The sweeper, the bots' fallbacks and how long a bot's turn takes (docs/api.md)."""
-    total, overdue = svc.store.due.counts(time.time())
+    total, overdue = svc.due.counts(time.time())
     lines = [
         "# HELP cardtable_due_matches Matches waiting for a bot or a turn clock (the sweeper's index).",
         "# TYPE cardtable_due_matches gauge",
@@ -61,7 +61,7 @@ def _healing(svc, counters: dict[str, float]) -> list[str]:
         f"cardtable_outbox_relayed_total {int(counters.get('outbox_relayed', 0))}",
         "# HELP cardtable_outbox_commits Commits whose outbox the relay has not looked at yet.",
         "# TYPE cardtable_outbox_commits gauge",
-        f"cardtable_outbox_commits {svc.store.outbox.pending()}",
+        f"cardtable_outbox_commits {svc.outbox.pending()}",
         "# HELP cardtable_bot_fallbacks_total Bot decisions that raised; a random legal action was played.",
         "# TYPE cardtable_bot_fallbacks_total counter",
         f"cardtable_bot_fallbacks_total {int(counters.get('bot_fallbacks', 0))}",
@@ -100,7 +100,7 @@ def _histogram(
 
 
 def _waiter_lines(svc) -> list[str]:
-    waiting = svc.store.open_waiters()
+    waiting = svc.open_waiters()
     return [
         "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match or a player's feed.",
         "# TYPE cardtable_open_waiters gauge",

@@ -90,8 +90,16 @@ def rating_field(game: str) -> str:
     return f"rating:{game}"
 
 
+def app_key(app_id: str) -> str:
+    """An app's hash, and the prefix of every key in the app's Redis Cluster slot (its
+    directory of players here, its tombstones, webhook endpoints, deliveries and match index):
+    the one builder of the `{app:<id>}` hash tag. Here, not in apps.py, which imports this
+    module."""
+    return f"ct:{{app:{app_id}}}"
+
+
 def directory_key(app_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:players"
+    return f"{app_key(app_id)}:players"
 
 
 def is_player_token(token: str) -> bool:

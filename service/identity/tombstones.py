@@ -26,7 +26,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from service.identity.players import player_key
+from service.identity.players import app_key, player_key
 
 TOMBSTONE_SECONDS = 7 * 24 * 3600
 # Seconds a notice's time may run ahead of its erasure's end: the two come from the clocks of
@@ -39,7 +39,7 @@ def player_tombstone(player_id: str) -> str:
 
 
 def erased_key(app_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:erased"
+    return f"{app_key(app_id)}:erased"
 
 
 def digest(external: str) -> str:

@@ -1,20 +1,6 @@
 """An app's own matches, for its backend with its key (docs/integrating.md, "Data of players"):
-the index of the app's matches, listing them, aborting one, a player's export. Erasing a player
-is service/privacy/erasure.py.
-
-Keys, each under the hash tag of the app or player it belongs to:
-
-- `ct:{app:<id>}:matches`: every match created with the app's key or by one of its players, or
-  joined by one of its players, scored by the match's creation time;
-- `ct:{app:<id>}:created`: of those, the ones the app created (its key or a player's token):
-  the ones it may abort;
-- `ct:{pl:<id>}:joined`: the matches the player took an open seat in, by creation time (its
-  `join` event carries the name it had then; erasure scrubs it there, even once the player
-  left the seat again).
-
-An entry is written right after the commit that makes the match the app's, so the index never
-names a match that was not stored. Entries of matches that expired are dropped by the listing
-that finds them gone, as `/v1/me/matches` does; each index keeps its newest INDEX_LIMIT.
+listing them (from the app's index, service/matches/app_index.py), aborting one, a player's
+export. Erasing a player is service/privacy/erasure.py.
 """
 
 from __future__ import annotations
@@ -22,78 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 from service import errors
-from service.identity.apps import app_key
-from service.identity.callers import Caller
-from service.identity.players import Player, match_list_key
+from service.identity.players import Player, Players
 from service.infra import cursors
 from service.matches.following import Following
 from service.matches.match import Match
-from service.matches.rated import player_ratings
 from service.matches.repository import MatchRepository, Write
-from service.matches.store import Store
 
-# Entries an index keeps; the oldest go first.
-INDEX_LIMIT = 100_000
 # Matches one page looks at beyond the `limit` it shows, at most, before it answers with what
 # it found: a filter that few of an app's matches pass then gives short pages (with a
 # next_cursor) rather than a request that reads every match the app has.
 MAX_SKIPPED = cursors.MAX_SKIPPED
 # The `match_over` reason of a match its app aborted.
 ABORTED_BY_APP = "aborted_by_app"
-
-
-def matches_key(app_id: str) -> str:
-    return f"{app_key(app_id)}:matches"
-
-
-def created_key(app_id: str) -> str:
-    return f"{app_key(app_id)}:created"
-
-
-def joined_key(player_id: str) -> str:
-    return match_list_key(player_id, "joined")
-
-
-# --- the index ------------------------------------------------------------------------------
-def index_created(store: Store, caller: Caller | None, match_id: str, record: dict[str, Any]) -> None:
-    """A match just stored by an app's key or one of its players goes into the app's index."""
-    if caller is None or caller.app is None:
-        return
-    _index(store.state, caller.app.id, match_id, record["created"], own=True)
-
-
-def index_joined(store: Store, caller: Caller | None, match_id: str) -> None:
-    """A match one of an app's players just joined goes into the app's index and the player's
-    list of joins."""
-    if caller is None or caller.player is None or caller.app is None:
-        return
-    loaded = store.load(match_id)
-    if loaded is None:
-        return  # expired already
-    created = loaded.record["created"]
-    mine = [s for s in loaded.record["seats"] if s.get("player") == caller.player.id]
-    if mine and mine[0].get("name"):
-        # A name it joined with (not its own) is one more its erasure must find.
-        store.players.named(caller.player.id, mine[0]["name"])
-    _index(store.state, caller.app.id, match_id, created, own=False)
-    with store.state.pipeline(transaction=True) as p:
-        p.zadd(joined_key(caller.player.id), {match_id: created})
-        p.zremrangebyrank(joined_key(caller.player.id), 0, -INDEX_LIMIT - 1)
-        p.execute()
-
-
-def _index(client: Any, app_id: str, match_id: str, created: float, own: bool) -> None:
-    keys = [matches_key(app_id), *([created_key(app_id)] if own else [])]
-    with client.pipeline(transaction=True) as p:
-        for key in keys:
-            p.zadd(key, {match_id: created})
-            p.zremrangebyrank(key, 0, -INDEX_LIMIT - 1)
-        p.execute()
-
-
-def owns(store: Store, app_id: str, match_id: str) -> bool:
-    """Whether the app created the match (its key or one of its players)."""
-    return store.state.zscore(created_key(app_id), match_id) is not None
 
 
 # --- listing --------------------------------------------------------------------------------
@@ -130,10 +56,10 @@ def app_matches(
 ) -> dict[str, Any]:
     """A page of the app's matches, newest first, with the cursor of the next page (None on the
     last). `filters`: `status`, `game` and `player` (an external id), each optional."""
-    client = repo.store.state
+    index = repo.app_index
     player_id: str | None = None
     if filters.get("player") is not None:
-        player = repo.store.players.find(app_id, filters["player"])
+        player = repo.players.find(app_id, filters["player"])
         if player is None:
             return {"matches": [], "next_cursor": None}
         player_id = player.id
@@ -142,7 +68,7 @@ def app_matches(
     place = _place(cursor) if cursor else None  # the last entry looked at
     next_cursor = None
     budget = limit + MAX_SKIPPED
-    for scanned, (match_id, score) in enumerate(cursors.newest_first(client, matches_key(app_id), place)):
+    for scanned, (match_id, score) in enumerate(index.newest_first(app_id, place)):
         if scanned == budget:
             next_cursor = cursors.encode(*place) if place else None
             break
@@ -156,12 +82,9 @@ def app_matches(
                 break
             found.append(entry(match, app_id))
         place = (score, match_id)
-    _own(client, app_id, found)
+    index.mark_own(app_id, found)
     if gone:
-        with client.pipeline(transaction=True) as p:
-            p.zrem(matches_key(app_id), *gone)
-            p.zrem(created_key(app_id), *gone)
-            p.execute()
+        index.drop(app_id, gone)
     return {"matches": found, "next_cursor": next_cursor}
 
 
@@ -173,21 +96,12 @@ def _passes(match: Match, filters: dict[str, Any], player_id: str | None) -> boo
     return player_id is None or match.seat_of_player(player_id) is not None
 
 
-def _own(client: Any, app_id: str, found: list[dict[str, Any]]) -> None:
-    """Mark the matches of a page the app created (one round trip)."""
-    if not found:
-        return
-    scores = client.zmscore(created_key(app_id), [m["id"] for m in found])
-    for m, score in zip(found, scores, strict=True):
-        m["own"] = score is not None
-
-
 # --- aborting -------------------------------------------------------------------------------
 def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
     """Abort a live match the app created: `aborted`, with a `match_over` event (reason
     `aborted_by_app`), in one compare-and-set commit every waiter sees. Answers the public
     view as the app sees it. 404 for a match the app did not create, 409 for one that is over."""
-    if not owns(repo.store, app_id, match_id):
+    if not repo.app_index.owns(app_id, match_id):
         raise errors.NotFound(f"no match with id {match_id!r} in this app")
 
     def change(match: Match) -> Write:
@@ -201,19 +115,18 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
 
 
 # --- a player's data ------------------------------------------------------------------------
-def player_match_ids(store: Store, player_id: str) -> list[str]:
+def player_match_ids(players: Players, player_id: str) -> list[str]:
     """Every match the player sat down in or joined, newest first (`Players.all_match_ids`,
     service/identity/players.py): what erasure and the export walk."""
-    return store.players.all_match_ids(player_id)
+    return players.all_match_ids(player_id)
 
 
 def export(repo: MatchRepository, following: Following, app_id: str, player: Player) -> dict[str, Any]:
     """A player's data (docs/integrating.md): the player with its ratings, and every stored
     match it holds a seat in, each with its public history once over, else its public view
     as the app sees it."""
-    client = repo.store.state
     matches = []
-    for match_id in player_match_ids(repo.store, player.id):
+    for match_id in player_match_ids(repo.players, player.id):
         match = repo.find(match_id)
         seat = match.seat_of_player(player.id) if match is not None else None
         if match is None or seat is None:
@@ -230,5 +143,5 @@ def export(repo: MatchRepository, following: Following, app_id: str, player: Pla
                 "history": following.history(match_id, None) if over else None,
             }
         )
-    shown = {**player.public(), "ratings": player_ratings(client, player.id)}
+    shown = {**player.public(), "ratings": repo.ratings.of(player.id)}
     return {"player": shown, "matches": matches}

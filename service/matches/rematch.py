@@ -25,7 +25,7 @@ from service import errors
 from service.identity.callers import Caller
 from service.identity.players import Player
 from service.identity.tokens import hash_token, new_token
-from service.matches import app_matches, membership
+from service.matches import membership
 from service.matches.match import Match, new_id
 from service.matches.repository import JobOutcome, MatchRepository, Write
 from service.matches.seats import Seats, _start
@@ -81,7 +81,7 @@ def _again(
     players: dict[int, Player] = {}
     seats_in: list[dict[str, Any]] = []
     for s in record["seats"]:
-        player = repo.store.players.get(s["player"]) if "player" in s else None
+        player = repo.players.get(s["player"]) if "player" in s else None
         if s["kind"] == "bot":
             seats_in.append({"kind": "bot", "level": s["level"], "name": s["name"]})
         elif s["seat"] == asker:
@@ -116,7 +116,7 @@ def _forget(repo: MatchRepository, match_id: str, new: str) -> None:
 def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller) -> dict[str, Any]:
     """The seat reserved in the rematch `new` for whoever holds `seat` of the old match."""
     was = old.record["seats"][seat]
-    player = repo.store.players.get(was["player"]) if "player" in was else None
+    player = repo.players.get(was["player"]) if "player" in was else None
     token = None if player is not None else new_token()
 
     def change(match: Match) -> Write:
@@ -140,8 +140,8 @@ def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller
 
     answer = repo.update(new, _created_by_now(repo, new), change)
     if player is not None:
-        repo.store.players.sat_down(player.id, new)
-        app_matches.index_joined(repo.store, caller, new)
+        repo.players.sat_down(player.id, new)
+        repo.app_index.joined(caller, new)
     return answer
 
 

@@ -13,8 +13,10 @@ from service.identity.callers import Caller
 from service.identity.players import Player
 from service.identity.quotas import Quotas
 from service.identity.tokens import hash_token, new_token
-from service.matches import app_matches, clocks, fair_seeds, invitations, membership, rated, tenure
+from service.matches import clocks, fair_seeds, invitations, membership, rated, tenure
 from service.matches.following import Following
+from service.matches.invitations import Invitations
+from service.matches.lobby_index import LobbyIndex
 from service.matches.match import Match, match_options, new_id
 from service.matches.options import engine_options
 from service.matches.repository import MatchRepository, Write
@@ -27,11 +29,20 @@ MAX_CLAIMS = 10
 class Seats:
     """Who sits where: creating a match, joining, invitations, leaving."""
 
-    def __init__(self, repo: MatchRepository, following: Following, quotas: Quotas):
+    def __init__(
+        self,
+        repo: MatchRepository,
+        following: Following,
+        quotas: Quotas,
+        lobby: LobbyIndex,
+        invitations: Invitations,
+    ):
         self.repo = repo
-        self.store = repo.store
+        self.players = repo.players
         self.config = repo.config
         self.quotas = quotas
+        self.lobby = lobby
+        self.invitations = invitations
         self.view = following.view
 
     def create(
@@ -53,7 +64,7 @@ class Seats:
         server_seed, server_seed_hash = fair_seeds.new_server_seed()
         match_id = match_id or new_id()
         seats, tokens = _new_seats(seats_in)
-        bound = membership.bind_created(seats, seats_in, tokens, caller, self.store.players, players)
+        bound = membership.bind_created(seats, seats_in, tokens, caller, self.players, players)
         fair_seeds.give_creator_seed(seats, body.get("client_seed"))
         record: dict[str, Any] = {
             "game": game.id,
@@ -87,12 +98,12 @@ class Seats:
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/matches/lobby_index.py).
-            self.store.lobby.add(match_id, record)
+            self.lobby.add(match_id, record)
         if not self.repo.add(match, events):
             raise self._collided(caller, held, match_id)
         for player_id in bound:
-            self.store.players.sat_down(player_id, match_id)
-        app_matches.index_created(self.store, caller, match_id, record)
+            self.players.sat_down(player_id, match_id)
+        self.repo.app_index.created(caller, match_id, record)
         return _created(match_id, seats, tokens)
 
     def _check_seeding(self, game: Any, options: dict[str, Any], body: dict[str, Any]) -> tuple[Any, Any]:
@@ -183,8 +194,8 @@ class Seats:
 
         joined = self.repo.update(match_id, None, change)
         if player is not None:
-            self.store.players.sat_down(player.id, match_id)
-            app_matches.index_joined(self.store, caller, match_id)
+            self.players.sat_down(player.id, match_id)
+            self.repo.app_index.joined(caller, match_id)
         return joined
 
     def invite(self, match_id: str, token: str | None) -> dict[str, Any]:
@@ -200,7 +211,7 @@ class Seats:
         _check_handable(match, seat)
         _check_claims(entry)
         code = new_token()
-        if not self.store.invitations.put(match_id, seat, hash_token(code), invitations.holder(entry)):
+        if not self.invitations.put(match_id, seat, hash_token(code), invitations.holder(entry)):
             raise errors.NotFound(f"no match with id {match_id!r}")
         return {"seat": seat, "code": code, "version": match.version}
 
@@ -211,8 +222,8 @@ class Seats:
         hand-over is committed only while the seat is still held by whoever made it; if the
         commit does not happen, the invitation is put back (unless a new one replaced it)."""
         match = self.repo.load(match_id)
-        found = self.store.invitations.find(match_id, len(match.record["seats"]), hash_token(code))
-        if found is None or not self.store.invitations.take(match_id, found[0], found[2]):
+        found = self.invitations.find(match_id, len(match.record["seats"]), hash_token(code))
+        if found is None or not self.invitations.take(match_id, found[0], found[2]):
             raise _not_valid()
         seat, held_by, stored = found
         token = new_token()
@@ -238,7 +249,7 @@ class Seats:
         try:
             return self.repo.update(match_id, match, change)
         except BaseException:
-            self.store.invitations.restore(match_id, seat, stored)
+            self.invitations.restore(match_id, seat, stored)
             raise
 
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:

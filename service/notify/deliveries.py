@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service import errors
+from service.identity import tombstones
+from service.identity.apps import app_key
 
 DUE_KEY = "ct:webhooks:due"
 FANNED_SECONDS = 3600  # how long a commit's fan-out is remembered as done (the relay asks)
@@ -140,22 +142,22 @@ return '0'
 
 
 def record_key(app_id: str, delivery_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:delivery:{delivery_id}"
+    return f"{app_key(app_id)}:delivery:{delivery_id}"
 
 
 def list_key(app_id: str, endpoint_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:deliveries:{endpoint_id}"
+    return f"{app_key(app_id)}:deliveries:{endpoint_id}"
 
 
 def pending_key(app_id: str) -> str:
     """The app's pending deliveries, scored by when each became pending (its creation or its
     manual retry): what CARDTABLE_WEBHOOK_PENDING bounds."""
-    return f"ct:{{app:{app_id}}}:deliveries:pending"
+    return f"{app_key(app_id)}:deliveries:pending"
 
 
 def manual_key(app_id: str) -> str:
     """The times of the app's tests and manual retries in the last MANUAL_WINDOW seconds."""
-    return f"ct:{{app:{app_id}}}:deliveries:manual"
+    return f"{app_key(app_id)}:deliveries:manual"
 
 
 def delivery_id_for(endpoint_id: str, message_id: str) -> str:
@@ -244,6 +246,11 @@ class Deliveries:
         self._finish = state.register_script(_FINISH)
         self._retry = state.register_script(_RETRY)
         self._manual = state.register_script(_MANUAL)
+
+    def redacted(self, app_id: str, notices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`notices` (or delivery bodies) without the external ids of the app's players erased
+        since they were made (service/identity/tombstones.py): what a delivery may send."""
+        return tombstones.redact(self.state, app_id, notices)
 
     def create(
         self,

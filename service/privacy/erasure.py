@@ -33,7 +33,6 @@ do the bodies and stored answers of the deliveries the app's endpoints list.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import zlib
@@ -44,13 +43,15 @@ from service import codec, errors
 from service.identity import tombstones
 from service.identity.players import Player, directory_key, player_key
 from service.matches import tenure
-from service.matches.app_matches import joined_key, player_match_ids
+from service.matches.app_index import joined_key
+from service.matches.app_matches import player_match_ids
 from service.matches.match import Match
 from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
-from service.matches.store import Store
-from service.notify.deliveries import body_of, record_key
-from service.notify.feeds import feed_key
+from service.matches.store import Store, match_key
+from service.notify.deliveries import Deliveries, body_of, record_key
+from service.notify.feeds import Feeds, feed_key
+from service.notify.webhooks import Webhooks
 
 ERASED_NAME = "Erased player"
 NAMED_EVENTS = ("join", "claim")  # the events that carry a seat's name (service/matches/seats.py)
@@ -69,20 +70,6 @@ for i, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   end
 end
 return n
-"""
-
-# KEYS[1] the match hash of a match that is over. ARGV[1] the SHA-1 of its record as read,
-# ARGV[2] that of its archived events ('' when there were none), ARGV[3] the record to store,
-# ARGV[4] the archive to store ('' to keep it). The version stays. Returns 0, writing nothing,
-# when the record or the archive changed since the read.
-REWRITE_OVER = """
-local data = redis.call('HGET', KEYS[1], 'data')
-if not data or redis.sha1hex(data) ~= ARGV[1] then return 0 end
-local z = redis.call('HGET', KEYS[1], 'z')
-if (z and redis.sha1hex(z) or '') ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'data', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'z', ARGV[4]) end
-return 1
 """
 
 # KEYS[1] a delivery record. ARGV: triples of a field, its value as read and what replaces it;
@@ -105,22 +92,24 @@ return 0
 """
 
 
-def match_key(match_id: str, part: str) -> str:
-    """A key of a match, as service/matches/store.py names them (all under the match's hash tag)."""
-    return f"ct:{{m:{match_id}}}:{part}"
-
-
 class _Unchanged(Exception):
     """The live path's change found nothing to scrub (or a match that is over): no commit."""
 
 
 class Erasure:
-    def __init__(self, repo: MatchRepository):
+    """Erasing a player from the matches of `repo`, the players' `feeds` and the app's
+    `webhooks` and `deliveries` (handed over by service/bootstrap.py); `client` is the state
+    Redis, for what erasure writes of its own (tombstones, the player's keys)."""
+
+    def __init__(
+        self, repo: MatchRepository, feeds: Feeds, webhooks: Webhooks, deliveries: Deliveries, client: Any
+    ):
         self.repo = repo
         self.store: Store = repo.store
-        self.client: Any = repo.store.state
+        self.players = repo.players
+        self.feeds, self.webhooks, self.deliveries = feeds, webhooks, deliveries
+        self.client = client
         self._replace = self.client.register_script(REPLACE)
-        self._rewrite_over = self.client.register_script(REWRITE_OVER)
         self._forget = self.client.register_script(FORGET)
         self._rewrite_fields = self.client.register_script(REWRITE_FIELDS)
 
@@ -133,27 +122,27 @@ class Erasure:
         player_id = raw_id.decode()
         # First of all: a rating or notice handed on from here on leaves the player out.
         tombstones.begin(self.client, app_id, player_id, external)
-        player = self.store.players.get(player_id)
+        player = self.players.get(player_id)
         matches = 0
         if player is not None:
             # Its tokens next: from here on nothing acts as the player, and its open feeds end.
             self.client.hset(player_key(player_id), "tokens", "[]")
-            self.store.feeds.wake(player_id)
-            ids = player_match_ids(self.store, player_id)
+            self.feeds.wake(player_id)
+            ids = player_match_ids(self.players, player_id)
             names, others = self._survey(player, ids)
             matches = sum(self.scrub_match(match_id, player_id, external, names) for match_id in ids)
             for other in others:
                 self._scrub_feed(other, external)
         self._scrub_deliveries(app_id, external)
-        boards = self.store.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
+        boards = self.repo.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
         key = player_key(player_id)
         # With the player's hash goes its feed (the feed's script writes nothing for a player
         # whose hash is gone, so a notice handed on later does not bring it back).
         self.client.delete(
             key,
-            *self.store.players.erasure_keys(player_id),
+            *self.players.erasure_keys(player_id),
             joined_key(player_id),
-            *self.store.feeds.keys(player_id),
+            *self.feeds.keys(player_id),
         )
         # Before its external id is free again: a new player of that id is named in notices.
         tombstones.end(self.client, app_id, external)
@@ -164,7 +153,7 @@ class Erasure:
         """Every name the player shows in its matches (every name it had, those it joined
         with, and its seats': the name it had when it sat down, or the one it joined with),
         and the other players of its app seated in them, whose feeds got notices naming it."""
-        names = {player.name, *self.store.players.names_of(player.id)}
+        names = {player.name, *self.players.names_of(player.id)}
         others: set[str] = set()
         for match_id in ids:
             match = self.repo.find(match_id)
@@ -216,8 +205,7 @@ class Erasure:
         """The events (in their list, or archived) and, once the match is over, its seats
         rewritten in place. Whether that is done (not when the match changed meanwhile: read
         it again), and whether anything changed."""
-        key = match_key(match_id, "match")
-        data, archived = self.client.hmget(key, "data", "z")
+        data, archived = self.store.read_over(match_id)
         if data is None:
             return True, False  # expired
         match = Match(match_id, codec.loads(data))
@@ -238,11 +226,8 @@ class Erasure:
                 new_archive = zlib.compress(codec.dumps(events), 6)
         if not new_record and not new_archive:
             return True, listed
-        written = self._rewrite_over(
-            keys=[key],
-            args=[_sha1(data), _sha1(archived) if archived else "", new_record or data, new_archive],
-        )
-        return bool(written), listed or bool(written)
+        written = self.store.rewrite_over(match_id, (data, archived), new_record, new_archive)
+        return written, listed or written
 
     def _scrub_list(self, key: str, bound: int | None, protected: set[int], names: set[str]) -> bool:
         raw = self.client.lrange(key, 0, -1)
@@ -292,8 +277,8 @@ class Erasure:
         """The app's webhook deliveries its endpoints list: their bodies (sent again by a
         retry) name the player no more, nor do the answers stored from the app's endpoints.
         One a pending delivery no longer listed is redacted as it is sent (workers/webhooks.py)."""
-        for endpoint in self.store.webhooks.list(app_id):
-            for delivery in self.store.deliveries.listed(app_id, endpoint.id):
+        for endpoint in self.webhooks.list(app_id):
+            for delivery in self.deliveries.listed(app_id, endpoint.id):
                 body = json.loads(delivery.payload)
                 changes: list[str] = []
                 if _names_it(body, external):
@@ -350,7 +335,3 @@ def scrub_events(
 
 def _names_it(notice: dict[str, Any], external: str) -> bool:
     return external in tombstones.named(notice["data"])
-
-
-def _sha1(raw: bytes) -> str:
-    return hashlib.sha1(raw).hexdigest()

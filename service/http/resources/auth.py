@@ -20,6 +20,6 @@ def current_caller() -> Caller:
     known: Caller | None = environ.get(_CALLER)
     if known is not None:
         return known
-    store = current_app.extensions["cardtable"].store
-    caller = environ[_CALLER] = identify(store.apps, store.players, bearer_or_none(), request.remote_addr)
+    svc = current_app.extensions["cardtable"]
+    caller = environ[_CALLER] = identify(svc.apps, svc.players, bearer_or_none(), request.remote_addr)
     return caller

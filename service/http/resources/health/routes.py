@@ -49,7 +49,7 @@ class Ready(MethodView):
         svc = current_app.extensions["cardtable"]
 
         try:
-            svc.store.ping()
+            svc.trips.ping()
             len(svc.queue.queue)
         except Exception as e:  # any failure to reach Redis means not ready
             raise ApiError(503, "not_ready", f"not ready: {e.__class__.__name__}") from e

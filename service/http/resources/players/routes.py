@@ -33,7 +33,6 @@ from service.http.resources.players.schemas import (
 )
 from service.identity.players import Player
 from service.matches.my_matches import my_matches
-from service.matches.rated import player_ratings
 from service.notify.feeds import feed_channel
 from service.notify.player_feed import player_of
 
@@ -51,7 +50,7 @@ def app_player(external_id: str) -> tuple[Player, str]:
     app = current_caller().require_app()
     player = None
     if 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
-        player = service().store.players.find(app.id, external_id)
+        player = service().players.find(app.id, external_id)
     if player is None:
         raise errors.NotFound(f"no player {external_id!r} in this app")
     return player, app.id
@@ -73,7 +72,7 @@ class PlayerResource(MethodView):
         if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
             raise errors.InvalidRequest("external_id is 1-128 characters", {"external_id": ["bad length"]})
         app = current_caller().require_app()
-        player, token = service().store.players.put(app.id, external_id, body["name"], body.get("metadata"))
+        player, token = service().players.put(app.id, external_id, body["name"], body.get("metadata"))
         return {"player": player.external, "name": player.name, "token": token}
 
     @blp.response(200, AppPlayerSchema, example=examples.PLAYER)
@@ -86,7 +85,7 @@ class PlayerResource(MethodView):
         `ratings` holds a rating per game once a rated match of it has ended.
         """
         player, _ = app_player(external_id)
-        return {**player.public(), "ratings": player_ratings(service().store.state, player.id)}
+        return {**player.public(), "ratings": service().ratings.of(player.id)}
 
 
 @blp.route("/players/<external_id>/token")
@@ -101,7 +100,7 @@ class PlayerTokenResource(MethodView):
         player keeps its seats; its matches answer to the new token at once.
         """
         player, _ = app_player(external_id)
-        token = service().store.players.rotate(player)
+        token = service().players.rotate(player)
         return {"player": player.external, "name": player.name, "token": token}
 
 
@@ -255,6 +254,6 @@ class Leaderboard(MethodView):
             raise errors.InvalidToken("this call needs an app key or a player token")
         if game not in GAMES:
             raise errors.NotFound(f"no game {game!r}")
-        page = service().store.leaderboards.page(app.id, game, query["limit"], query.get("cursor"))
+        page = service().leaderboards.page(app.id, game, query["limit"], query.get("cursor"))
         # Dumped directly, as views are: marshmallow over a page of 100 players was most of its time.
         return Response(codec.dumps(page), mimetype="application/json")
