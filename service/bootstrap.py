@@ -134,6 +134,13 @@ class MatchService:
         # one per master on a cluster; waiter counts go to the queue Redis.
         self.waiters = ClusterHub(state, queue) if trips.cluster else Hub(state, queue)
 
+    @property
+    def rq(self) -> JobQueue:
+        """The RQ queue behind `queue` in a process wired to RQ (`build_service`): what the
+        sweeper, the relay, the webhooks' housekeeping, /metrics and /readyz look into."""
+        assert isinstance(self.queue, JobQueue), "the service is wired to RQ (build_service)"
+        return self.queue
+
     def open_waiters(self) -> dict[str, int]:
         """Open waiters of every live API process, by kind (reported to the queue Redis)."""
         return open_waiters(self.trips.queue)

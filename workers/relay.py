@@ -17,8 +17,6 @@ import logging
 import time
 from typing import Any
 
-from rq.job import Job
-
 from service.bootstrap import MatchService
 from service.infra.jobqueue import bot_job_id, clock_job_id, rematch_job_id
 from service.matches.match import Match
@@ -76,4 +74,4 @@ def _lost(svc: MatchService, match: Match, effect: dict[str, Any]) -> bool:
     else:
         log.error("match %s: an effect of unknown kind %r in its outbox is dropped", match.id, effect["kind"])
         return False
-    return wanted and not rq_queue(svc).queue.connection.exists(Job.key_for(job_id))
+    return wanted and not rq_queue(svc).exists(job_id)

@@ -19,8 +19,6 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from rq.intermediate_queue import IntermediateQueue
-from rq.job import Job
 from standardwebhooks.webhooks import Webhook
 
 from service.bootstrap import MatchService
@@ -221,13 +219,10 @@ def _waiting(svc: MatchService, job_id: str) -> bool:
     or queued and not stranded in the intermediate list of a worker killed as it took the job.
     (The queue's own list is not searched: under a backlog of thousands that would cost a scan
     of the list per look; a worker takes a job through the short intermediate list.)"""
-    connection: Any = rq_queue(svc).queue.connection
-    status, origin = (
-        f.decode() if f else None for f in connection.hmget(Job.key_for(job_id), "status", "origin")
-    )
+    jobs = rq_queue(svc)
+    status, origin = jobs.job_fields(job_id, "status", "origin")
     if status == "scheduled":
         return True
     if status != "queued" or origin is None:
         return False
-    taken = IntermediateQueue.get_intermediate_queue_key(f"rq:queue:{origin}")
-    return connection.lpos(taken, job_id) is None
+    return not jobs.being_taken(origin, job_id)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import time
 
-from rq import Worker
-from rq.registry import FailedJobRegistry, ScheduledJobRegistry
-
 from service.matches.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS
 
 
@@ -20,23 +17,23 @@ def render(svc) -> str:
         kind, _, endpoint = key.partition(":")
         if kind == "requests":
             lines.append(f'cardtable_requests_total{{endpoint="{endpoint}"}} {int(value)}')
-    queues = svc.queue.queues
+    depths = svc.rq.depths()
     lines += [
         "# HELP cardtable_queue_jobs Queue depth: jobs waiting in the bot and clock queues (both).",
         "# TYPE cardtable_queue_jobs gauge",
-        f"cardtable_queue_jobs {sum(len(q) for q in queues)}",
+        f"cardtable_queue_jobs {depths['queued']}",
         "# HELP cardtable_low_priority_jobs Of those, bot turns of bot-only and long matches.",
         "# TYPE cardtable_low_priority_jobs gauge",
-        f"cardtable_low_priority_jobs {len(svc.queue.low)}",
+        f"cardtable_low_priority_jobs {depths['low']}",
         "# HELP cardtable_scheduled_jobs Turn clocks and delayed bot moves waiting for their time.",
         "# TYPE cardtable_scheduled_jobs gauge",
-        f"cardtable_scheduled_jobs {sum(len(ScheduledJobRegistry(queue=q)) for q in queues)}",
+        f"cardtable_scheduled_jobs {depths['scheduled']}",
         "# HELP cardtable_failed_jobs Jobs in RQ's failed registry.",
         "# TYPE cardtable_failed_jobs gauge",
-        f"cardtable_failed_jobs {sum(len(FailedJobRegistry(queue=q)) for q in queues)}",
+        f"cardtable_failed_jobs {depths['failed']}",
         "# HELP cardtable_workers RQ workers alive.",
         "# TYPE cardtable_workers gauge",
-        f"cardtable_workers {Worker.count(queue=svc.queue.queue)}",
+        f"cardtable_workers {depths['workers']}",
     ]
     lines += _healing(svc, counters)
     lines += _waiter_lines(svc)

@@ -50,7 +50,7 @@ class Ready(MethodView):
 
         try:
             svc.trips.ping()
-            len(svc.queue.queue)
+            svc.rq.ping()
         except Exception as e:  # any failure to reach Redis means not ready
             raise ApiError(503, "not_ready", f"not ready: {e.__class__.__name__}") from e
         return {"status": "ready"}
