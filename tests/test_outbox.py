@@ -162,9 +162,7 @@ def test_the_notices_of_a_move_by_a_process_killed_before_handing_on_reach_each_
     app, key = Apps(svc.trips.state).create("feeds")
     tokens = {p: svc.players.put(app.id, p, p.title(), None)[1] for p in ("ana", "bo")}
     seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    match_id = svc.create(
-        {"game": "zhol", "seats": seats}, identify(svc.apps, svc.players, key, None)
-    )["id"]
+    match_id = svc.create({"game": "zhol", "seats": seats}, identify(svc.apps, svc.players, key, None))["id"]
     # Bo resigns in a process that dies right after its commit, handing nothing on.
     die_after_commit(private_redis, f"svc.act({match_id!r}, {tokens['bo']!r}, {{'type': 'resign'}})")
     feeds = {p: svc.players.find(app.id, p).id for p in ("ana", "bo")}

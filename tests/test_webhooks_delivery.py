@@ -366,9 +366,7 @@ def test_a_delivery_whose_attempt_was_never_enqueued_is_swept_up(client, svc, re
     with receiver(200) as hook, webhook_worker(redis_url, **LOCAL):
         endpoint = register(client, key, hook.url)
         told = notice(app_id)
-        ((made, _),) = svc.deliveries.create(
-            app_id, [(endpoint["id"], told)], time.time()
-        )  # no enqueue
+        ((made, _),) = svc.deliveries.create(app_id, [(endpoint["id"], told)], time.time())  # no enqueue
         (got,) = hook.wait_for(1)
         assert got.headers["webhook-id"] == told["id"] and verified(endpoint, got)["type"] == "turn.started"
         until(lambda: svc.deliveries.get(app_id, made).status == "delivered")
