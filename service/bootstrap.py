@@ -31,6 +31,7 @@ from service.config import Config
 from service.identity.apps import Apps
 from service.identity.players import Players
 from service.identity.quotas import Quotas
+from service.identity.tombstones import Tombstones
 from service.infra.cluster import state_client
 from service.infra.counters import SHARDS, Counters
 from service.infra.due_index import DueIndex
@@ -85,7 +86,8 @@ class MatchService:
         self.seats = Seats(self.repo, self.following, self.quotas, self.lobby_index, self.invitations)
         self.acting = Acting(self.repo, self.following)
         self.bots = Bots(self.repo, self.counters)
-        self.erasure = Erasure(self.repo, self.feeds, self.webhooks, self.deliveries, trips.state)
+        notify = (self.feeds, self.webhooks, self.deliveries)
+        self.erasure = Erasure(self.repo, Tombstones(trips.state), notify, trips.state)
         # The service's calls, each answered by the part that owns it.
         self.load, self.authenticate, self.update = self.repo.load, self.repo.authenticate, self.repo.update
         self.view, self.events, self.history = (

@@ -11,7 +11,7 @@ import pytest
 
 from service.http import examples
 from service.matches import app_index, app_matches
-from service.privacy.erasure import match_key
+from service.matches.store import match_key
 from tests.api_helpers import auth
 from tests.test_contract_examples import shape
 from tests.test_players import new_app, put_player, svc

@@ -20,8 +20,9 @@ from service.identity import tombstones
 from service.identity.players import player_key
 from service.matches import rated
 from service.matches.outbox import encode
+from service.matches.store import match_key
 from service.notify.feeds import feed_key
-from service.privacy.erasure import ERASED_NAME, match_key, scrub_events
+from service.privacy.erasure import ERASED_NAME, scrub_events
 from tests.api_helpers import auth, bot_input, playable
 from tests.conftest import UNLIMITED_MATCHES
 from tests.replay import replay

@@ -10,7 +10,7 @@ from service.http.app import create_app
 from service.identity.players import match_list_key
 from service.infra.cursors import MAX_SKIPPED
 from service.infra.embedded import start_redis
-from service.privacy.erasure import match_key
+from service.matches.store import match_key
 from tests.api_helpers import auth, playable
 from tests.conftest import UNLIMITED_MATCHES
 

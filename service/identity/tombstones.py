@@ -57,6 +57,19 @@ def end(client: Any, app_id: str, external: str) -> None:
     client.zadd(erased_key(app_id), {digest(external): time.time() + CLOCK_MARGIN})
 
 
+class Tombstones:
+    """The tombstones on the state Redis, as the erasure writes them (`begin`, `end`)."""
+
+    def __init__(self, client: Any):
+        self.client = client
+
+    def begin(self, app_id: str, player_id: str, external: str) -> None:
+        begin(self.client, app_id, player_id, external)
+
+    def end(self, app_id: str, external: str) -> None:
+        end(self.client, app_id, external)
+
+
 def erased(client: Any, player_id: str) -> bool:
     return bool(client.exists(player_tombstone(player_id)))
 

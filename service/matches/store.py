@@ -23,6 +23,7 @@ import redis
 from service import codec
 from service.infra.cluster import Group
 from service.infra.due_index import DUE_KEY
+from service.infra.lists import REPLACE
 from service.infra.rate_limit import Ride
 from service.infra.roundtrips import RoundTrips
 from service.matches.outbox import OUTBOX_KEY, member
@@ -154,6 +155,7 @@ class Store:
         self._archive = self.state.register_script(ARCHIVE)
         self._release = self.state.register_script(RELEASE)
         self._rewrite_over = self.state.register_script(REWRITE_OVER)
+        self._replace = self.state.register_script(REPLACE)
 
     def load(
         self, match_id: str, events_after: int | None = None, also: Group | None = None
@@ -368,6 +370,15 @@ class Store:
         data, archived = read
         args = [_sha1(data), _sha1(archived) if archived else "", record or data, archive]
         return bool(self._rewrite_over(keys=[match_key(match_id, "match")], args=args))
+
+    def items(self, match_id: str, part: str) -> list[bytes]:
+        """The items of a match's list (`events`, `outbox`) as stored."""
+        return list(self.state.lrange(match_key(match_id, part), 0, -1))
+
+    def replace_items(self, match_id: str, part: str, pairs: list[Any]) -> int:
+        """Replace items of a match's list where they stand: `pairs` of an item as stored and
+        what replaces it (an item changed or gone since is left). How many were."""
+        return int(self._replace(keys=[match_key(match_id, part)], args=pairs))
 
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis spends on a match's state and events (bench/api.py reports it)."""

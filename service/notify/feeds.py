@@ -31,6 +31,7 @@ from redis.cluster import RedisCluster
 from service import codec
 from service.identity import tombstones
 from service.identity.players import player_key
+from service.infra.lists import REPLACE
 from service.infra.rate_limit import RateLimiter
 
 # The hot path's round trip on its own connections (service/infra/roundtrips.py): groups
@@ -139,6 +140,7 @@ class Feeds:
         self.joins_commit = not self.cluster
         self._publish = client.register_script(_sharded(PUBLISH) if self.cluster else PUBLISH)
         self._since = client.register_script(SINCE)
+        self._replace = client.register_script(REPLACE)
         self._exchange = exchange
 
     @staticmethod
@@ -259,6 +261,15 @@ class Feeds:
             self.client.spublish(feed_channel(player_id), TOKENS_CHANGED)
         else:
             self.client.publish(feed_channel(player_id), TOKENS_CHANGED)
+
+    def entries(self, player_id: str) -> list[bytes]:
+        """The feed's entries as stored (an erasure rewrites those naming the erased player)."""
+        return list(self.client.lrange(feed_key(player_id), 0, -1))
+
+    def replace_entries(self, player_id: str, pairs: list[Any]) -> None:
+        """Replace entries where they stand: `pairs` of an entry as stored and what replaces it
+        (its `seq` first, as the publish script stores it)."""
+        self._replace(keys=[feed_key(player_id)], args=pairs)
 
     def keys(self, player_id: str) -> list[str]:
         """The feed's keys (the seq lives in the player's hash), for the player's erasure."""
