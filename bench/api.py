@@ -437,9 +437,10 @@ def main() -> None:
             )
         import redis
 
+        from service.infra.roundtrips import RoundTrips
         from service.matches.store import Store
 
-        store = Store(redis.Redis.from_url(url))
+        store = Store(RoundTrips(redis.Redis.from_url(url)))
         # Random play makes some matches very long: report the hands of the largest.
         sizes = sorted((store.memory_usage(m), store.load(m).record["state"]["round"]) for m in finished)
     finally:
@@ -491,9 +492,10 @@ def finished_matches(env: dict, ids: list[str]) -> tuple[list[str], int]:
     """The matches among `ids` that ended, and the largest record's size in bytes."""
     import redis
 
+    from service.infra.roundtrips import RoundTrips
     from service.matches.store import Store
 
-    store = Store(redis.Redis.from_url(env["REDIS_URL"]))
+    store = Store(RoundTrips(redis.Redis.from_url(env["REDIS_URL"])))
     records = {m: store.load(m).record for m in ids}
     finished = [m for m, record in records.items() if record["state"]["status"] == "finished"]
     return finished, max((len(json.dumps(record)) for record in records.values()), default=2000)

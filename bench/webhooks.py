@@ -170,7 +170,7 @@ class Players:
 
 def drained(svc, queue: str) -> None:
     """Wait until the webhook queues are empty (their deliveries fail at once: endpoint deleted)."""
-    connection = svc.store.redis
+    connection = svc.trips.queue
     deadline = time.monotonic() + 600
     while any(connection.llen(f"rq:queue:{name}") for name in webhook_queue_names(queue)):
         if time.monotonic() > deadline:
@@ -210,7 +210,7 @@ def phase(
     players.recording = False
     cpu = {name: cpu_seconds(p) - cpu_before[name] for name, p in pids.items()}
     after = histogram(client.get("/metrics").get_data(as_text=True), "cardtable_bot_turn_seconds")
-    pending = svc.store.redis.zcard("ct:webhooks:due")
+    pending = svc.trips.queue.zcard("ct:webhooks:due")
     for endpoint in made:
         client.delete(f"/v1/webhooks/{endpoint}", headers=players.auth(key))
     drained(svc, svc.config.QUEUE)
@@ -263,7 +263,7 @@ def main() -> None:
     app = create_app(config)
     svc = app.extensions["cardtable"]
     client = app.test_client()
-    _, key = svc.store.apps.create("bench", rate=100_000, matches=100_000, bot_matches=100_000)
+    _, key = svc.apps.create("bench", rate=100_000, matches=100_000, bot_matches=100_000)
     port, stop_receiver = silent_receiver()
     hooks = [f"http://127.0.0.1:{port}/hook/{i}" for i in range(args.endpoints)]
     players = Players(app, key, args.game, args.matches, args.seed)
@@ -295,7 +295,7 @@ def costs(svc, key: str) -> None:
     """What a commit of an app's match pays for webhooks, in this process: `wanted` from the
     process's copy, and the one fan-out enqueue of a commit whose notice some endpoint wants."""
     app_id = key[4:16]
-    hooks = svc.store.webhooks
+    hooks = svc.webhooks
     hooks.wanted(app_id)
     n = 200_000
     started = time.perf_counter()
@@ -315,7 +315,7 @@ def costs(svc, key: str) -> None:
         svc.repo.queue.enqueue_fan_out(f"{i:016x}", 1, [notice])
     enqueue = (time.perf_counter() - started) / m * 1e3
     for name in webhook_queue_names(svc.config.QUEUE):
-        svc.store.redis.delete(f"rq:queue:{name}")
+        svc.trips.queue.delete(f"rq:queue:{name}")
     print(f"Webhooks.wanted from the copy: {cached:.2f} µs a call; a fan-out enqueue: {enqueue:.2f} ms")
 
 

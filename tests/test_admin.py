@@ -10,8 +10,8 @@ import time
 import pytest
 
 from service.http import examples
-from service.matches import app_matches
-from service.privacy.erasure import match_key
+from service.matches import app_index, app_matches
+from service.matches.store import match_key
 from tests.api_helpers import auth
 from tests.test_contract_examples import shape
 from tests.test_players import new_app, put_player, svc
@@ -113,10 +113,10 @@ def test_a_page_that_looked_at_enough_matches_answers_short_with_a_cursor(client
 
 
 def test_matches_that_expired_leave_the_list(client, svc, table):
-    svc.store.state.delete(match_key(table["over"], "match"), match_key(table["over"], "events"))
+    svc.trips.state.delete(match_key(table["over"], "match"), match_key(table["over"], "events"))
     assert ids(listed(client, table["key"])) == [table["waiting"], table["live"]]
-    app_id = svc.store.apps.authenticate(table["key"]).id
-    index = svc.store.state.zrange(app_matches.matches_key(app_id), 0, -1)
+    app_id = svc.apps.authenticate(table["key"]).id
+    index = svc.trips.state.zrange(app_index.matches_key(app_id), 0, -1)
     assert table["over"].encode() not in index
 
 

@@ -361,7 +361,7 @@ def test_a_finished_match_is_archived_compactly_and_reads_the_same(api, app):
         assert api.act(match_id, token, action).status_code == 200
     assert view["winners"] and max(view["scores"].values()) >= 500
     key = f"ct:{{m:{match_id}}}"
-    assert not store.redis.exists(f"{key}:events") and store.redis.hexists(f"{key}:match", "z")
+    assert not store.state.exists(f"{key}:events") and store.state.hexists(f"{key}:match", "z")
     memory = store.memory_usage(match_id)
     assert 0 < memory < 64 * 1024, memory
     for who, old in before.items():

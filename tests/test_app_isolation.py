@@ -75,11 +75,9 @@ def delivered(svc, app_id: str, endpoint_id: str, match_id: str) -> str:
     """A delivery of the first app's endpoint, as a worker leaves it once delivered."""
     notice = {"id": f"{match_id}-9-match.over", "type": "match.over", "timestamp": "2026-12-05T00:00:00.000Z"}
     notice["data"] = {"match": match_id, "game": "zhol", "players": {"0": SECRET_ID}}
-    ((made, _),) = svc.store.deliveries.create(app_id, [(endpoint_id, notice)], 0.0)
-    svc.store.deliveries.finish(
-        app_id, svc.store.deliveries.get(app_id, made), status="delivered", attempts=1
-    )
-    svc.store.deliveries.settled(app_id, made)
+    ((made, _),) = svc.deliveries.create(app_id, [(endpoint_id, notice)], 0.0)
+    svc.deliveries.finish(app_id, svc.deliveries.get(app_id, made), status="delivered", attempts=1)
+    svc.deliveries.settled(app_id, made)
     return made
 
 

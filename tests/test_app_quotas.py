@@ -44,18 +44,18 @@ def over_quota(resp, quota: str) -> bool:
 
 def test_an_app_key_makes_rate_requests_a_second_and_the_next_is_429_quota_rate(client, svc):
     # The tests' config has CARDTABLE_RATE_LIMIT=0: the app's own quota applies all the same.
-    _, key = svc.store.apps.create("rated app", rate=5)
+    _, key = svc.apps.create("rated app", rate=5)
     answers = in_one_second([lambda: client.get("/v1/games", headers=auth(key))] * 6)
     assert [r.status_code for r in answers[:5]] == [200] * 5
     assert over_quota(answers[5], "rate"), answers[5].get_json()
     assert "5 requests a second" in answers[5].get_json()["message"]
     # Another app's key has its own count.
-    _, other = svc.store.apps.create("other app", rate=5)
+    _, other = svc.apps.create("other app", rate=5)
     assert client.get("/v1/games", headers=auth(other)).status_code == 200
 
 
 def test_a_match_call_with_an_app_key_counts_on_the_app(client, svc):
-    _, key = svc.store.apps.create("spectating app", rate=2)
+    _, key = svc.apps.create("spectating app", rate=2)
     match_id = client.post(
         "/v1/matches", json={"game": "zhol", "seats": [{"kind": "human"}, {"kind": "open"}]}
     ).get_json()["id"]
@@ -65,7 +65,7 @@ def test_a_match_call_with_an_app_key_counts_on_the_app(client, svc):
 
 
 def test_a_player_token_is_not_counted_on_its_apps_rate(client, svc):
-    _, key = svc.store.apps.create("busy app", rate=2)
+    _, key = svc.apps.create("busy app", rate=2)
     put = client.put("/v1/players/pia", json={"name": "Pia"}, headers=auth(key))
     player = put.get_json()["token"]
     calls = [lambda: client.get("/v1/games", headers=auth(key))] * 3
@@ -79,7 +79,7 @@ def test_a_player_token_is_not_counted_on_its_apps_rate(client, svc):
 def test_app_key_calls_count_on_the_app_and_not_on_the_address(config, svc):
     # 2 a second per address without a token, 4 in all: far below the app's 10.
     limited = create_app(Config(**{**config.__dict__, "RATE_LIMIT": 2})).test_client()
-    _, key = svc.store.apps.create("backend app", rate=10)
+    _, key = svc.apps.create("backend app", rate=10)
     calls = [lambda: limited.get("/v1/games", headers=auth(key))] * 8
     calls += [lambda: limited.get("/v1/games")] * 3
     answers = in_one_second(calls)

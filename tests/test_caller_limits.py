@@ -53,8 +53,8 @@ def test_an_address_holds_at_most_its_live_bot_only_matches(redis_url):
     # is), its place is free again.
     svc = api.c.application.extensions["cardtable"]
     first_id = first.get_json()["id"]
-    svc.store.state.delete(f"ct:{{m:{first_id}}}:match")
-    svc.store.state.zadd(svc.quotas.key("a:127.0.0.1", "bot_matches"), {first_id: time.time() - 3600})
+    svc.trips.state.delete(f"ct:{{m:{first_id}}}:match")
+    svc.trips.state.zadd(svc.quotas.key("a:127.0.0.1", "bot_matches"), {first_id: time.time() - 3600})
     assert api.c.post("/v1/matches", json=body).status_code == 201
     refused(api.c.post("/v1/matches", json=body), "bot_matches")
 
@@ -82,7 +82,7 @@ def test_an_address_holds_at_most_its_waiting_matches_and_a_started_one_frees_it
 def test_a_waiting_match_expires_after_the_waiting_ttl_and_a_started_one_lives_on(redis_url):
     api = limited_api(redis_url, 6, WAITING_TTL=120)
     match_id = api.create("spades", WAITING)["id"]
-    client = api.c.application.extensions["cardtable"].store.state
+    client = api.c.application.extensions["cardtable"].trips.state
     key = f"ct:{{m:{match_id}}}:match"
     assert 0 < client.ttl(key) <= 120
     for _ in range(3):
@@ -240,7 +240,7 @@ def test_an_address_holds_at_most_its_live_matches_of_any_kind(redis_url):
     assert joined.status_code == 200 and joined.get_json()["id"] == hosted.get_json()["id"]
     # An app's players are counted against their app, not the address.
     svc = api.c.application.extensions["cardtable"]
-    _, key = svc.store.apps.create("limits app")
+    _, key = svc.apps.create("limits app")
     assert (
         api.c.post("/v1/matches", json={"game": "spades", "seats": HUMANS4}, headers=auth(key)).status_code
         == 201

@@ -71,22 +71,8 @@ PACKAGE_RANKS = {
 KERNEL = {"service", "service.errors", "service.config", "service.codec"}
 # The imports against that order that today's code still makes, each named with why it stays and
 # what removes it (docs/architecture.md, "What remains of issue 41"). The list only shrinks: an
-# upward import not in it fails the test, and so does an entry no longer made.
-UPWARD_EXCEPTIONS = {
-    # `Store` is still a service locator: it builds players' feeds, webhook endpoints and
-    # deliveries for the routes and workers that reach them through it. Bootstrap is to build
-    # them and hand them to their users; then matches reaches notify only through its sinks.
-    "service.matches.store imports service.notify.deliveries",
-    "service.matches.store imports service.notify.feeds",
-    "service.matches.store imports service.notify.webhooks",
-    # On one Redis the commit's script publishes a player's notices itself (one round trip a
-    # move: docs/performance.md, "Cheaper moves"), so it embeds the feed's Lua function. The
-    # feed's script is to be handed to the store by bootstrap, as the sinks are.
-    "service.matches.store_scripts imports service.notify.feeds",
-    # The due index's one Lua script (RESCHEDULE) sits with the match store's scripts; it is
-    # to move into service/infra/due_index.py with the next edit of service/matches/store_scripts.py.
-    "service.infra.due_index imports service.matches.store_scripts",
-}
+# upward import not in it fails the test, and so does an entry no longer made. None today.
+UPWARD_EXCEPTIONS: set[str] = set()
 
 
 def module_name(path: Path) -> str:
@@ -249,7 +235,7 @@ def test_the_packages_of_service_import_only_the_packages_below_them():
 
 def test_matches_reach_notify_only_through_the_notice_sinks():
     """Publishers never import subscribers: no module of service/matches/ imports service/notify/
-    (but Store's named exceptions); bootstrap appends the sinks to the repository."""
+    (but named exceptions); bootstrap appends the sinks to the repository."""
     graph = import_graph()
     found = {
         f"{m} imports {t}"

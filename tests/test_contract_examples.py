@@ -247,7 +247,7 @@ def test_examples_have_the_fields_of_live_answers(app):
 
     # A player's feed: its match's creation and start, then its turn (the example's first entry).
     svc = app.extensions["cardtable"]
-    _, key = svc.store.apps.create("examples")
+    _, key = svc.apps.create("examples")
     player = _json(
         client.put("/v1/players/user-4711", json={"name": "Ana"}, headers={"Authorization": f"Bearer {key}"})
     )

@@ -12,7 +12,7 @@ from service.bootstrap import MatchService
 from service.config import Config
 from service.http.app import create_app
 from service.infra.jobqueue import JobQueue, make_queue
-from service.matches.store import Store
+from service.infra.roundtrips import RoundTrips
 from tests.api_helpers import Api, auth
 from tests.conftest import UNLIMITED_MATCHES
 
@@ -195,7 +195,9 @@ def test_a_failure_after_the_commit_keeps_the_idempotent_answer(redis_url, app):
 
     dead = redis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
     config = Config(REDIS_URL=redis_url, RATE_LIMIT=0, **UNLIMITED_MATCHES)
-    broken = MatchService(Store(redis.Redis.from_url(redis_url)), config, JobQueue(make_queue(dead, "q")))
+    broken = MatchService(
+        RoundTrips(redis.Redis.from_url(redis_url)), config, JobQueue(make_queue(dead, "q"))
+    )
     api = Api(app.test_client())
     seats = [HUMANS4[0], *[{"kind": "bot", "level": "easy"}] * 3]
     created = api.create("spades", seats, options={"first_dealer": 3})

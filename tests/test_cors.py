@@ -30,7 +30,7 @@ def fresh(config):
 
 @pytest.fixture
 def apps(app):
-    return app.extensions["cardtable"].store.apps
+    return app.extensions["cardtable"].apps
 
 
 def new_origin() -> str:

@@ -25,7 +25,7 @@ from service import errors
 from service.identity.apps import Apps
 from service.identity.callers import identify
 from service.identity.players import match_list_key
-from service.matches import app_matches, listings, lobby
+from service.matches import app_index, app_matches, lobby
 from service.matches import rematch as rematches
 from service.matches.lobby import Lobby
 from service.matches.my_matches import my_matches
@@ -49,7 +49,7 @@ import {module} as patched
 
 svc = build_service(Config(REDIS_URL=sys.argv[1], RATE_LIMIT=0))
 key = sys.argv[2]
-caller = identify(svc.store.apps, svc.store.players, key, None) if key else None
+caller = identify(svc.apps, svc.players, key, None) if key else None
 def killed(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 patched.{target} = killed
@@ -80,14 +80,14 @@ def later(module: Any, monkeypatch, seconds: float) -> None:
 
 def app_with_players(svc, name: str, *externals: str, **quotas: Any) -> tuple[Any, str, dict[str, str]]:
     """A new app, its key and a player token of each of its players `externals`."""
-    app, key = Apps(svc.store.state).create(name, **quotas)
-    tokens = {p: svc.store.players.put(app.id, p, p.title(), None)[1] for p in externals}
+    app, key = Apps(svc.trips.state).create(name, **quotas)
+    tokens = {p: svc.players.put(app.id, p, p.title(), None)[1] for p in externals}
     return app, key, tokens
 
 
 def listed_ids(svc, player_token: str) -> list[str]:
     """The match ids of a player's `GET /v1/me/matches`, every part."""
-    player = svc.store.players.authenticate(player_token)
+    player = svc.players.authenticate(player_token)
     return [m["id"] for m in my_matches(svc.repo, player, None, 50, None)["matches"]]
 
 
@@ -140,7 +140,7 @@ def test_a_quota_place_taken_by_a_creator_killed_before_its_commit_is_given_back
         key,
     )
     assert svc.repo.find(MATCH) is None
-    caller = identify(svc.store.apps, svc.store.players, key, None)
+    caller = identify(svc.apps, svc.players, key, None)
     # Within a minute the place may be a creation still on its way to its commit: it holds.
     with pytest.raises(errors.QuotaExceeded):
         svc.create(body, caller)
@@ -154,7 +154,7 @@ def test_the_quota_place_of_a_match_ended_by_a_process_killed_after_its_commit_i
 ):
     svc = service(private_redis)
     app, key, _ = app_with_players(svc, "one-match", matches=1)
-    caller = identify(svc.store.apps, svc.store.players, key, None)
+    caller = identify(svc.apps, svc.players, key, None)
     body = {"game": "zhol", "seats": [{"kind": "human"}, {"kind": "open"}]}
     first = svc.create(body, caller)
     with pytest.raises(errors.QuotaExceeded):
@@ -189,9 +189,9 @@ def _indexed_everywhere(svc, app, tokens: dict[str, str], own: bool) -> None:
     for p, token in tokens.items():
         assert listed_ids(svc, token) == [MATCH]
         # What its erasure walks, and the export.
-        assert MATCH in svc.store.players.match_ids(svc.store.players.find(app.id, p).id)
+        assert MATCH in svc.players.match_ids(svc.players.find(app.id, p).id)
     assert app_listed(svc, app.id) == {MATCH: own}
-    assert app_matches.owns(svc.store, app.id, MATCH) is own
+    assert svc.app_index.owns(app.id, MATCH) is own
 
 
 def test_a_match_created_by_a_process_killed_before_listing_it_reaches_its_players_lists_by_the_relay(
@@ -211,13 +211,13 @@ def test_a_real_workers_relay_lists_a_match_whose_creator_was_killed_before_list
     spawn_worker(procs, private_redis, **RELAY_ONLY)
     wait_for(lambda: app_listed(svc, app.id) == {MATCH: True}, 30, "the relay to list the match")
     _indexed_everywhere(svc, app, tokens, own=True)
-    wait_for(lambda: svc.store.outbox.pending() == 0, 10, "the outbox to empty")
+    wait_for(lambda: svc.outbox.pending() == 0, 10, "the outbox to empty")
 
 
 def test_a_match_created_by_a_process_killed_before_the_apps_index_reaches_the_index_by_the_relay(
     private_redis,
 ):
-    svc, app, tokens = _created_by_app(private_redis, ("service.matches.listings", "index"))
+    svc, app, tokens = _created_by_app(private_redis, ("service.matches.app_index", "AppIndex._index"))
     relay_now(svc)
     _indexed_everywhere(svc, app, tokens, own=True)
 
@@ -227,7 +227,7 @@ def test_a_player_who_joins_in_a_process_killed_before_listing_it_finds_the_matc
     app, key, tokens = app_with_players(svc, "joins", "bo")
     # An anonymous host: the match is the app's only through the player who joins it.
     match_id = svc.create({"game": "zhol", "seats": [{"kind": "human"}, {"kind": "open"}]})["id"]
-    bo = svc.store.players.find(app.id, "bo")
+    bo = svc.players.find(app.id, "bo")
     join = f"svc.join({match_id!r}, 'Bobby', None, caller)"
     die_at(private_redis, "service.identity.players", "Players.sat_down", join, tokens["bo"])
     assert svc.load(match_id).record["seats"][1]["player"] == bo.id  # the join stands
@@ -235,9 +235,9 @@ def test_a_player_who_joins_in_a_process_killed_before_listing_it_finds_the_matc
     assert listed_ids(svc, tokens["bo"]) == [match_id]
     assert app_listed(svc, app.id) == {match_id: False}
     # Its erasure finds the match and the name it joined with.
-    assert match_id in svc.store.players.match_ids(bo.id)
-    assert "Bobby" in svc.store.players.names_of(bo.id)
-    assert svc.store.state.zscore(listings.joined_key(bo.id), match_id) is not None
+    assert match_id in svc.players.match_ids(bo.id)
+    assert "Bobby" in svc.players.names_of(bo.id)
+    assert svc.trips.state.zscore(app_index.joined_key(bo.id), match_id) is not None
 
 
 def test_a_player_who_takes_a_rematch_seat_in_a_process_killed_before_listing_it_finds_it_by_the_relay(
@@ -246,10 +246,10 @@ def test_a_player_who_takes_a_rematch_seat_in_a_process_killed_before_listing_it
     svc = service(private_redis)
     app, key, tokens = app_with_players(svc, "rematches", "ana", "bo")
     seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    caller = identify(svc.store.apps, svc.store.players, key, None)
+    caller = identify(svc.apps, svc.players, key, None)
     old = svc.create({"game": "zhol", "seats": seats}, caller)["id"]
     svc.act(old, tokens["bo"], {"type": "resign"})
-    as_ana = identify(svc.store.apps, svc.store.players, tokens["ana"], None)
+    as_ana = identify(svc.apps, svc.players, tokens["ana"], None)
     new = rematch(svc.repo, svc.seats, old, tokens["ana"], as_ana)["id"]
     # Bo takes the seat held for him, in a process killed after that commit.
     take = f"from service.matches.rematch import rematch\nrematch(svc.repo, svc.seats, {old!r}, key, caller)"
@@ -257,7 +257,7 @@ def test_a_player_who_takes_a_rematch_seat_in_a_process_killed_before_listing_it
     assert svc.load(new).status() == "active"
     relay_now(svc)
     assert new in listed_ids(svc, tokens["bo"])
-    assert new in svc.store.players.match_ids(svc.store.players.find(app.id, "bo").id)
+    assert new in svc.players.match_ids(svc.players.find(app.id, "bo").id)
 
 
 def test_a_match_ended_by_a_process_killed_before_handing_on_leaves_its_players_live_lists_by_the_relay(
@@ -266,33 +266,31 @@ def test_a_match_ended_by_a_process_killed_before_handing_on_leaves_its_players_
     svc = service(private_redis)
     app, key, tokens = app_with_players(svc, "ends", "ana", "bo")
     seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    caller = identify(svc.store.apps, svc.store.players, key, None)
+    caller = identify(svc.apps, svc.players, key, None)
     match_id = svc.create({"game": "zhol", "seats": seats}, caller)["id"]
     resign = f"svc.act({match_id!r}, key, {{'type': 'resign'}})"
     die_at(private_redis, "service.matches.repository", "MatchRepository.hand_on", resign, tokens["bo"])
-    ana = svc.store.players.find(app.id, "ana")
+    ana = svc.players.find(app.id, "ana")
     live = match_list_key(ana.id, "live")
-    assert svc.store.state.zscore(live, match_id) is not None  # nothing moved it yet
+    assert svc.trips.state.zscore(live, match_id) is not None  # nothing moved it yet
     relay_now(svc)
-    assert svc.store.state.zscore(live, match_id) is None
-    assert svc.store.state.zscore(match_list_key(ana.id, "done"), match_id) is not None
+    assert svc.trips.state.zscore(live, match_id) is None
+    assert svc.trips.state.zscore(match_list_key(ana.id, "done"), match_id) is not None
 
 
 def test_the_relay_lists_nothing_for_a_player_erased_after_its_join_was_killed_before_listing_it(
     private_redis,
 ):
-    from service.privacy.erasure import Erasure
-
     svc = service(private_redis)
     app, key, tokens = app_with_players(svc, "erased", "bo")
     match_id = svc.create({"game": "zhol", "seats": [{"kind": "human"}, {"kind": "open"}]})["id"]
-    bo = svc.store.players.find(app.id, "bo")
+    bo = svc.players.find(app.id, "bo")
     join = f"svc.join({match_id!r}, 'Bobby', None, caller)"
     die_at(private_redis, "service.identity.players", "Players.sat_down", join, tokens["bo"])
-    Erasure(svc.repo).erase(app.id, "bo")
+    svc.erasure.erase(app.id, "bo")
     relay_now(svc)
     # Nothing of the erased player comes back: no list, no name it joined with.
-    assert svc.store.state.exists(*svc.store.players.erasure_keys(bo.id)) == 0
+    assert svc.trips.state.exists(*svc.players.erasure_keys(bo.id)) == 0
     assert app_listed(svc, app.id) == {match_id: False}
 
 
@@ -302,16 +300,14 @@ def test_a_rematch_whose_asker_was_killed_before_creating_it_is_made_by_an_ask_a
     svc = service(private_redis)
     app, key, tokens = app_with_players(svc, "lost-rematch", "ana", "bo")
     seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    old = svc.create(
-        {"game": "zhol", "seats": seats}, identify(svc.store.apps, svc.store.players, key, None)
-    )["id"]
+    old = svc.create({"game": "zhol", "seats": seats}, identify(svc.apps, svc.players, key, None))["id"]
     svc.act(old, tokens["bo"], {"type": "resign"})
     # Ana's ask names the rematch in the old match, then dies before the rematch's own commit.
     ask = f"from service.matches.rematch import rematch\nrematch(svc.repo, svc.seats, {old!r}, key, caller)"
     die_at(private_redis, "service.matches.repository", "MatchRepository.add", ask, tokens["ana"])
     lost = svc.load(old).record["rematch"]
     assert svc.repo.find(lost) is None
-    as_bo = identify(svc.store.apps, svc.store.players, tokens["bo"], None)
+    as_bo = identify(svc.apps, svc.players, tokens["bo"], None)
     # Within a minute its creation may still be on its way: the ask waits for it, then a 409.
     with pytest.raises(errors.Conflict):
         rematch(svc.repo, svc.seats, old, tokens["bo"], as_bo)

@@ -20,8 +20,9 @@ from service.identity import tombstones
 from service.identity.players import player_key
 from service.matches import rated
 from service.matches.outbox import encode
+from service.matches.store import match_key
 from service.notify.feeds import feed_key
-from service.privacy.erasure import ERASED_NAME, match_key, scrub_events
+from service.privacy.erasure import ERASED_NAME, scrub_events
 from tests.api_helpers import auth, bot_input, playable
 from tests.conftest import UNLIMITED_MATCHES
 from tests.replay import replay
@@ -211,8 +212,8 @@ def test_a_ratings_effect_not_yet_applied_forgets_the_erased_player(client, svc)
     key = new_app(svc)
     put_player(client, key, EXTERNAL, NAME)
     bo = put_player(client, key, "bo")
-    app_id = svc.store.apps.authenticate(key).id
-    ids = {p: svc.store.players.find(app_id, p).id for p in (EXTERNAL, "bo")}
+    app_id = svc.apps.authenticate(key).id
+    ids = {p: svc.players.find(app_id, p).id for p in (EXTERNAL, "bo")}
     match_id = create(client, key, {"game": "zhol", "seats": BOTH})
     client.post(f"/v1/matches/{match_id}/actions", json={"type": "resign"}, headers=auth(bo))
     # The effect a rated finish leaves when its committer dies before applying it.
@@ -222,9 +223,9 @@ def test_a_ratings_effect_not_yet_applied_forgets_the_erased_player(client, svc)
         ids["bo"]: {**moved, "external": "bo", "name": "Bo"},
     }
     effect = {"kind": "ratings", "v": 2, "match": match_id, "game": "zhol", "app": app_id, "players": players}
-    svc.store.state.rpush(match_key(match_id, "outbox"), encode(effect))
+    svc.trips.state.rpush(match_key(match_id, "outbox"), encode(effect))
     erase(client, key)
-    stored = [codec.loads(r) for r in svc.store.state.lrange(match_key(match_id, "outbox"), 0, -1)]
+    stored = [codec.loads(r) for r in svc.trips.state.lrange(match_key(match_id, "outbox"), 0, -1)]
     (left,) = [e for e in stored if e["kind"] == "ratings"]
     assert left == {**effect, "players": {ids["bo"]: players[ids["bo"]]}}
 
@@ -232,9 +233,9 @@ def test_a_ratings_effect_not_yet_applied_forgets_the_erased_player(client, svc)
 def test_an_erasure_cut_short_is_finished_by_the_next_one(client, svc):
     key = new_app(svc)
     put_player(client, key, EXTERNAL, NAME)
-    app_id = svc.store.apps.authenticate(key).id
+    app_id = svc.apps.authenticate(key).id
     # Stopped after the player was deleted, before its directory entry was.
-    svc.store.state.delete(player_key(svc.store.players.find(app_id, EXTERNAL).id))
+    svc.trips.state.delete(player_key(svc.players.find(app_id, EXTERNAL).id))
     assert erase(client, key) == {"player": EXTERNAL, "matches": 0, "leaderboards": 0}
     put_player(client, key, EXTERNAL, NAME)
 
@@ -308,8 +309,8 @@ def test_the_other_players_feed_names_the_erased_player_no_more(client, svc):
     key = new_app(svc)
     put_player(client, key, EXTERNAL, NAME)
     bo = put_player(client, key, "bo")
-    app_id = svc.store.apps.authenticate(key).id
-    bo_id = svc.store.players.find(app_id, "bo").id
+    app_id = svc.apps.authenticate(key).id
+    bo_id = svc.players.find(app_id, "bo").id
     match_id = create(client, key, {"game": "zhol", "seats": BOTH})
     assert {"0": EXTERNAL, "1": "bo"} in [e["data"].get("players") for e in feed_of(client, bo)]
     before = feed_of(client, bo)[-1]["timestamp"]
@@ -319,11 +320,11 @@ def test_the_other_players_feed_names_the_erased_player_no_more(client, svc):
     # Her seat shows as a seat of nobody's, as a notice made after the erasure would; so it is
     # stored.
     assert {"1": "bo"} in [e["data"].get("players") for e in entries]
-    assert EXTERNAL.encode() not in b"".join(svc.store.state.lrange(feed_key(bo_id), 0, -1))
+    assert EXTERNAL.encode() not in b"".join(svc.trips.state.lrange(feed_key(bo_id), 0, -1))
     # A notice its commit made before the erasure, handed on after it (by the relay).
     late = {"id": f"{match_id}-9-match.over", "type": "match.over", "timestamp": before}
     late["data"] = {"match": match_id, "players": {"0": EXTERNAL, "1": "bo"}, "winners": [1]}
-    svc.store.feeds.publish(bo_id, [late])
+    svc.feeds.publish(bo_id, [late])
     assert feed_of(client, bo)[-1]["data"]["players"] == {"1": "bo"}
 
 
@@ -340,29 +341,29 @@ def test_a_rating_handed_on_after_the_erasure_is_dropped(client, svc):
     key = new_app(svc)
     put_player(client, key, EXTERNAL, NAME)
     put_player(client, key, "bo")
-    app_id = svc.store.apps.authenticate(key).id
-    ids = {p: svc.store.players.find(app_id, p).id for p in (EXTERNAL, "bo")}
+    app_id = svc.apps.authenticate(key).id
+    ids = {p: svc.players.find(app_id, p).id for p in (EXTERNAL, "bo")}
     erase(client, key)
     # The finish of a commit that read its match before the erasure, handed on after it.
     moved = {"mu": 30.0, "sigma": 7.0, "rating": 9.0}
     players = {ids[EXTERNAL]: {**moved, "external": EXTERNAL, "name": NAME}}
     players[ids["bo"]] = {**moved, "external": "bo", "name": "Bo"}
     effect = {"kind": "ratings", "v": 5, "match": "m1", "game": "zhol", "app": app_id, "players": players}
-    rated.apply(effect, svc.store.state, svc.store.leaderboards)
+    rated.apply(effect, svc.ratings, svc.leaderboards)
     board = client.get("/v1/leaderboards/zhol", headers=auth(key)).get_json()
     assert [p["player"] for p in board["players"]] == ["bo"] and named_nowhere(board)
-    assert not svc.store.state.exists(player_key(ids[EXTERNAL]))  # nothing of hers stored again
+    assert not svc.trips.state.exists(player_key(ids[EXTERNAL]))  # nothing of hers stored again
 
 
 def test_stored_webhook_deliveries_name_the_erased_player_no_more(client, svc):
     key = new_app(svc)
     put_player(client, key, EXTERNAL, NAME)
     put_player(client, key, "bo")
-    app_id = svc.store.apps.authenticate(key).id
-    endpoint = svc.store.webhooks.create(app_id, "https://hooks.example/cards", ["match.started"])
+    app_id = svc.apps.authenticate(key).id
+    endpoint = svc.webhooks.create(app_id, "https://hooks.example/cards", ["match.started"])
     notice = {"id": "m1-1-match.started", "type": "match.started", "timestamp": "2030-01-01T00:00:00.000Z"}
     notice["data"] = {"match": "m1", "game": "zhol", "players": {"0": EXTERNAL, "1": "bo"}}
-    deliveries = svc.store.deliveries
+    deliveries = svc.deliveries
     (made,) = deliveries.create(app_id, [(endpoint.id, notice)], time.time() + 60)
     stored = deliveries.get(app_id, made[0])
     deliveries.finish(app_id, stored, status="failed", response=f'{{"unknown": "{EXTERNAL}"}}')

@@ -19,9 +19,10 @@ from engines.registry import GAMES
 from service.bootstrap import MatchService, build_service
 from service.config import Config
 from service.http.app import create_app
+from service.infra.counters import Counters
 from service.infra.embedded import start_redis
 from service.infra.jobqueue import JobQueue, make_queue
-from service.matches.store import Store
+from service.infra.roundtrips import RoundTrips
 from tests.conftest import ROOT, worker_env
 from tests.replay import replay
 from tests.webhook_helpers import until as wait_for  # poll until true (tests/test_outbox.py too)
@@ -89,7 +90,7 @@ def replay_all(svc: MatchService, match_ids: list[str]) -> None:
 
 
 def counters(url: str) -> dict[str, float]:
-    return Store(redis.Redis.from_url(url)).counters.metrics()
+    return Counters(redis.Redis.from_url(url), 1).metrics()
 
 
 def lock_holder(client: redis.Redis) -> int | None:
@@ -115,7 +116,7 @@ def test_matches_finish_exactly_once_after_a_worker_is_killed_mid_bot_play(priva
     replay_all(svc, match_ids)
     assert counters(private_redis).get("bot_fallbacks", 0) == 0
     # Finished matches leave the sweeper's index once it has looked at them.
-    wait_for(lambda: svc.store.due.counts(time.time()) == (0, 0), 15, "the due index to empty")
+    wait_for(lambda: svc.due.counts(time.time()) == (0, 0), 15, "the due index to empty")
 
 
 @pytest.mark.slow
@@ -156,7 +157,7 @@ def test_workers_ride_out_a_redis_restart_and_matches_continue(tmp_path, procs):
     port = int(url.rsplit(":", 1)[1].split("/")[0])
     workers = [spawn_worker(procs, url, CARDTABLE_BOT_DELAY="0.1", **FAST_SWEEP) for _ in range(2)]
     svc = service(url, BOT_DELAY=0.1, SWEEP_GRACE=2)
-    wait_for(lambda: lock_holder(svc.store.redis), 20, "the workers to start")
+    wait_for(lambda: lock_holder(svc.trips.queue), 20, "the workers to start")
     match_ids = [bot_match(svc, seed) for seed in range(10, 14)]
     wait_for(lambda: all(svc.load(m).version >= 2 for m in match_ids), 30, "bot play to start")
     redis_proc.terminate()  # a clean shutdown: the append-only file keeps every write
@@ -175,7 +176,7 @@ def test_sweeper_enqueues_a_lost_bot_turn_again(private_redis, procs):
     config = Config(REDIS_URL=private_redis, RATE_LIMIT=0, SWEEP_GRACE=2)
     client = redis.Redis.from_url(private_redis)
     # The match's first bot turn goes to a queue no worker reads: as good as lost.
-    lost = MatchService(Store(client), config, JobQueue(make_queue(client, "nobody-reads-this")))
+    lost = MatchService(RoundTrips(client), config, JobQueue(make_queue(client, "nobody-reads-this")))
     match_id = bot_match(lost, 7)
     assert lost.load(match_id).version == 0
     wait_finished(lost, [match_id])
@@ -267,7 +268,7 @@ def test_sweeper_leaves_a_backlog_alone_and_recovers_a_job_a_dead_worker_fetched
     assert sweep(svc) == 0, "a job still waiting in the queue is a backlog, not a loss"
     assert queue.get_job_ids() == [job_id]
     # A worker fetches it (RQ moves it to its intermediate list) and dies before running it.
-    client = svc.store.redis
+    client = svc.trips.queue
     assert client.lmove(queue.key, queue.intermediate_queue_key, "RIGHT", "LEFT") == job_id.encode()
     time.sleep(0.3)
     assert sweep(svc) == 1
@@ -287,7 +288,7 @@ def test_only_matches_waiting_for_a_worker_enter_the_due_index(config):
         svc.act(match_id, tokens[seat], game.legal_actions(state, seat)[0])
 
     def indexed(match_id: str) -> bool:
-        return svc.store.redis.zscore("ct:due", match_id) is not None
+        return svc.trips.queue.zscore("ct:due", match_id) is not None
 
     created = svc.create({"game": "spades", "seats": [{"kind": "human"}] * 4, "seed": 5})
     humans = [s["token"] for s in created["seats"]]

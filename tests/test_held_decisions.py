@@ -20,9 +20,9 @@ import redis
 from engines.registry import GAMES
 from service.bootstrap import MatchService, build_service
 from service.config import Config
+from service.infra.counters import Counters
 from service.infra.embedded import start_redis
 from service.matches.bots import PRO_FLOOR
-from service.matches.store import Store
 from tests.conftest import ROOT, UNLIMITED_MATCHES, worker_env
 from tests.replay import replay
 from tests.webhook_helpers import until
@@ -106,7 +106,7 @@ def test_no_pro_decision_is_committed_before_its_floor_with_16_tables_at_once(tm
     for w in workers:
         assert w.wait(30) == 0
     commits = [c for path in logs for c in floored_commits(path)]
-    decided = Store(redis.Redis.from_url(redis_url)).counters.metrics()["bot_decision_seconds.pro_count"]
+    decided = Counters(redis.Redis.from_url(redis_url), 1).metrics()["bot_decision_seconds.pro_count"]
     assert len(commits) == decided >= TABLES * 20
     assert {c["match_id"] for c in commits} == set(tables)
     for c in commits:
@@ -133,7 +133,7 @@ def test_a_worker_killed_while_16_tables_decisions_wait_loses_no_table(tmp_path,
     first.wait(10)
     # Three pros bid (first_dealer 0: seats 1, 2, 3), then it is the person's turn.
     until(lambda: all(svc.load(m).step.to_move == 0 for m in tables), 120, "every table's pros to bid")
-    assert Store(client).counters.metrics().get("sweeper_requeues", 0) >= 1  # the killed worker's
+    assert Counters(client, 1).metrics().get("sweeper_requeues", 0) >= 1  # the killed worker's
     for match_id, token in tables.items():
         svc.act(match_id, token, {"type": "resign"})
         assert replay(svc.history(match_id, None)) == svc.load(match_id).version == 4

@@ -148,7 +148,7 @@ def test_an_invitation_made_by_a_holder_who_lost_the_seat_hands_on_nothing(api, 
     code = _invite(api, match_id, old)
     new = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": code}).get_json()["token"]
     late = "late-invitation-code"
-    assert svc.store.invitations.put(match_id, 1, hash_token(late), held_before)
+    assert svc.invitations.put(match_id, 1, hash_token(late), held_before)
     refused = api.c.post(f"/v1/matches/{match_id}/claim", json={"code": late})
     assert refused.status_code == 403 and refused.get_json()["error"] == "forbidden"
     assert api.view(match_id, new)["you"] == 1

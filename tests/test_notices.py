@@ -200,7 +200,7 @@ def test_notices_a_sink_could_not_take_are_answered_and_later_relayed(client, sv
 
 def feed_of(svc, token: str) -> list[dict]:
     """A player's whole feed as stored (its id is in its token, service/identity/players.py)."""
-    return svc.store.feeds.since(token[4:20], 0, 1000)[0]
+    return svc.feeds.since(token[4:20], 0, 1000)[0]
 
 
 def a_pair(client, svc, names: tuple[str, str]) -> tuple[str, list[str]]:
@@ -214,15 +214,15 @@ def a_pair(client, svc, names: tuple[str, str]) -> tuple[str, list[str]]:
 
 
 def test_on_one_redis_a_moves_commit_writes_its_notices_to_the_players_feeds_itself(client, svc):
-    if not svc.store.feeds.joins_commit:
+    if not svc.feeds.joins_commit:
         pytest.skip("on a Redis Cluster the committer publishes after its commit")
     match_id, (ana, bo) = a_pair(client, svc, ("one-ana", "one-bo"))
     # No notice sink hands the commit's notices to the feeds now: only the commit's script can.
-    svc.repo.notice_sinks.remove(svc.store.feeds.take)
+    svc.repo.notice_sinks.remove(svc.feeds.take)
     try:
         view = play_turn(client, match_id, ana, random.Random(5))
     finally:
-        svc.repo.notice_sinks.insert(0, svc.store.feeds.take)
+        svc.repo.notice_sinks.insert(0, svc.feeds.take)
     turns = [e for e in feed_of(svc, bo) if e["type"] == "turn.started"]
     assert [(e["data"]["seat"], e["data"]["version"]) for e in turns] == [(1, view["version"])]
     assert [e["seq"] for e in feed_of(svc, bo)] == [1, 2, 3]  # created, started, Bo's turn
@@ -236,16 +236,16 @@ def test_a_feed_the_commit_cannot_write_leaves_the_move_answered_and_the_relay_d
 
     match_id, (ana, bo) = a_pair(client, svc, ("bad-ana", "bad-bo"))
     before = feed_of(svc, bo)
-    state, key = svc.store.state, feed_key(bo[4:20])
+    state, key = svc.trips.state, feed_key(bo[4:20])
     state.delete(key)
     state.set(key, "not a list")  # a write of Bo's feed fails (WRONGTYPE) inside the commit
     view = play_turn(client, match_id, ana, random.Random(5))
     assert view["turn"]["seat"] == 1 and view["status"] == "active"  # the move is stored and answered
     state.delete(key)
     relay(svc, now=time.time() + 60)
-    after = svc.store.feeds.since(bo[4:20], 0, 1000)[0]
+    after = svc.feeds.since(bo[4:20], 0, 1000)[0]
     turns = [e for e in after if e["type"] == "turn.started"]
     assert [(e["data"]["seat"], e["data"]["version"]) for e in turns] == [(1, view["version"])]
     relay(svc, now=time.time() + 60)  # handed on again: stored once
-    assert svc.store.feeds.since(bo[4:20], 0, 1000)[0] == after
+    assert svc.feeds.since(bo[4:20], 0, 1000)[0] == after
     assert len(before) == 2 and [e["seq"] for e in after] == [3]

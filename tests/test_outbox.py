@@ -132,21 +132,21 @@ def test_the_ratings_of_a_rated_match_ended_by_a_process_killed_before_storing_t
     from workers.relay import relay
 
     svc = service(private_redis)
-    app, key = Apps(svc.store.state).create("rated")
-    tokens = {p: svc.store.players.put(app.id, p, p.title(), None)[1] for p in ("ana", "bo")}
+    app, key = Apps(svc.trips.state).create("rated")
+    tokens = {p: svc.players.put(app.id, p, p.title(), None)[1] for p in ("ana", "bo")}
     seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
     body = {"game": "zhol", "seats": seats, "options": {"rated": True}}
-    match_id = svc.create(body, identify(svc.store.apps, svc.store.players, key, None))["id"]
+    match_id = svc.create(body, identify(svc.apps, svc.players, key, None))["id"]
     # Bo resigns in a process that dies right after the commit that ends the match.
     die_after_commit(private_redis, f"svc.act({match_id!r}, {tokens['bo']!r}, {{'type': 'resign'}})")
     over = [e for e in svc.store.events(match_id, 0) if e["type"] == "match_over"]
     assert over and over[0]["ratings"]["0"]["after"]["rating"] > 0
-    assert svc.store.players.rating(svc.store.players.find(app.id, "ana").id, "zhol") == 0.0
+    assert svc.players.rating(svc.players.find(app.id, "ana").id, "zhol") == 0.0
     # The relay (here called as the housekeeper calls it, once its grace has passed) stores them.
     relay(svc, now=time.time() + 60)
-    ana = svc.store.players.find(app.id, "ana")
-    assert svc.store.players.rating(ana.id, "zhol") == over[0]["ratings"]["0"]["after"]["rating"]
-    page = svc.store.leaderboards.page(app.id, "zhol", 10)
+    ana = svc.players.find(app.id, "ana")
+    assert svc.players.rating(ana.id, "zhol") == over[0]["ratings"]["0"]["after"]["rating"]
+    page = svc.leaderboards.page(app.id, "zhol", 10)
     assert [p["player"] for p in page["players"]] == ["ana", "bo"]
     assert not outbox_of(redis.Redis.from_url(private_redis), match_id)
 
@@ -159,18 +159,16 @@ def test_the_notices_of_a_move_by_a_process_killed_before_handing_on_reach_each_
     from workers.relay import relay
 
     svc = service(private_redis)
-    app, key = Apps(svc.store.state).create("feeds")
-    tokens = {p: svc.store.players.put(app.id, p, p.title(), None)[1] for p in ("ana", "bo")}
+    app, key = Apps(svc.trips.state).create("feeds")
+    tokens = {p: svc.players.put(app.id, p, p.title(), None)[1] for p in ("ana", "bo")}
     seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    match_id = svc.create(
-        {"game": "zhol", "seats": seats}, identify(svc.store.apps, svc.store.players, key, None)
-    )["id"]
+    match_id = svc.create({"game": "zhol", "seats": seats}, identify(svc.apps, svc.players, key, None))["id"]
     # Bo resigns in a process that dies right after its commit, handing nothing on.
     die_after_commit(private_redis, f"svc.act({match_id!r}, {tokens['bo']!r}, {{'type': 'resign'}})")
-    feeds = {p: svc.store.players.find(app.id, p).id for p in ("ana", "bo")}
+    feeds = {p: svc.players.find(app.id, p).id for p in ("ana", "bo")}
 
     def kinds(player: str) -> list[str]:
-        entries, last = svc.store.feeds.since(feeds[player], 0, 100)
+        entries, last = svc.feeds.since(feeds[player], 0, 100)
         assert [e["seq"] for e in entries] == list(range(1, last + 1))
         return [e["type"] for e in entries]
 

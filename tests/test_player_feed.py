@@ -47,7 +47,7 @@ def my_events(client, token: str, query: str = "") -> dict:
 
 def test_publish_numbers_a_players_entries_and_since_answers_those_after_a_seq(client, svc):
     _, _, pid = a_player(client, svc)
-    feeds = svc.store.feeds
+    feeds = svc.feeds
     assert feeds.since(pid, 0, 10) == ([], 0)
     feeds.publish(pid, [notice("m1", 1), notice("m1", 2, "match.over", winners=[1])])
     feeds.publish(pid, [notice("m2", 0, "match.created")])
@@ -68,7 +68,7 @@ def test_publish_numbers_a_players_entries_and_since_answers_those_after_a_seq(c
 
 def test_a_notice_handed_on_again_is_stored_once(client, svc):
     _, _, pid = a_player(client, svc)
-    feeds = svc.store.feeds
+    feeds = svc.feeds
     first = [notice("m1", 1), notice("m1", 2)]
     feeds.publish(pid, first)
     # The relay hands the same effect on again, and a later one with one notice repeated.
@@ -85,9 +85,9 @@ def test_a_notice_handed_on_again_is_stored_once(client, svc):
 def test_take_gives_each_notice_to_each_player_it_names_even_after_redis_lost_its_scripts(client, svc):
     _, _, ana = a_player(client, svc, "ana")
     _, _, bo = a_player(client, svc, "bo")
-    feeds = svc.store.feeds
+    feeds = svc.feeds
     both, bos = {**notice("m9", 1), "players": [ana, bo]}, {**notice("m9", 2), "players": [bo]}
-    svc.store.state.script_flush()  # as a restarted Redis: the publish script must come back
+    svc.trips.state.script_flush()  # as a restarted Redis: the publish script must come back
     feeds.take("m9", [both, bos], False)
     feeds.take("m9", [both, bos, {**notice("m9", 3), "players": [ana]}], True)  # the relay, again
     assert [e["id"] for e in feeds.since(ana, 0, 10)[0]] == ["m9-1-turn.started", "m9-3-turn.started"]
@@ -96,7 +96,7 @@ def test_take_gives_each_notice_to_each_player_it_names_even_after_redis_lost_it
 
 def test_a_feed_keeps_its_last_entries_for_thirty_days(client, svc):
     _, _, pid = a_player(client, svc)
-    feeds = svc.store.feeds
+    feeds = svc.feeds
     for start in range(0, FEED_LENGTH + 5, 100):
         feeds.publish(pid, [notice("m1", v) for v in range(start, min(start + 100, FEED_LENGTH + 5))])
     entries, last = feeds.since(pid, 0, 2 * FEED_LENGTH)
@@ -105,7 +105,7 @@ def test_a_feed_keeps_its_last_entries_for_thirty_days(client, svc):
     # A client behind the kept entries gets the oldest kept one first (its seq says what was lost).
     assert feeds.since(pid, 2, 1)[0][0]["seq"] == 6
     assert feeds.since(pid, FEED_LENGTH, 10)[0][0]["seq"] == FEED_LENGTH + 1
-    state = svc.store.state
+    state = svc.trips.state
     assert state.zcard(ids_key(pid)) == FEED_LENGTH
     for key in (feed_key(pid), ids_key(pid)):
         assert FEED_TTL - 60 < state.ttl(key) <= FEED_TTL
@@ -113,10 +113,10 @@ def test_a_feed_keeps_its_last_entries_for_thirty_days(client, svc):
 
 def test_a_player_that_is_gone_gets_no_feed(client, svc):
     key, token, pid = a_player(client, svc, "gone")
-    feeds = svc.store.feeds
+    feeds = svc.feeds
     feeds.publish(pid, [notice("m1", 1)])
     assert client.delete("/v1/players/gone", headers=auth(key)).status_code == 200
-    state = svc.store.state
+    state = svc.trips.state
     assert not state.exists(feed_key(pid), ids_key(pid), player_key(pid))
     # A notice handed on after the erasure brings nothing back.
     feeds.publish(pid, [notice("m1", 2)])
@@ -128,7 +128,7 @@ def test_a_player_that_is_gone_gets_no_feed(client, svc):
 def test_my_events_answers_the_players_entries_page_by_page(client, svc):
     _, token, pid = a_player(client, svc)
     assert my_events(client, token) == {"events": [], "last": 0, "next_after": None}
-    svc.store.feeds.publish(pid, [notice("m1", v) for v in range(5)])
+    svc.feeds.publish(pid, [notice("m1", v) for v in range(5)])
     page = my_events(client, token, "?after=1&limit=2")
     assert [e["seq"] for e in page["events"]] == [2, 3] and page["last"] == 5 and page["next_after"] == 3
     page = my_events(client, token, "?after=3&limit=2")
@@ -144,7 +144,7 @@ def until(predicate, timeout: float = 20.0) -> None:
 
 def test_a_long_poll_wakes_on_a_publish_made_while_it_waits(client, svc):
     _, token, pid = a_player(client, svc)
-    svc.store.feeds.publish(pid, [notice("m1", 1)])
+    svc.feeds.publish(pid, [notice("m1", 1)])
     answer: dict = {}
     waiting_before = svc.waiters.counts()["player_long_poll"]
 
@@ -155,7 +155,7 @@ def test_a_long_poll_wakes_on_a_publish_made_while_it_waits(client, svc):
     poller.start()
     try:
         until(lambda: svc.waiters.counts()["player_long_poll"] > waiting_before)
-        svc.store.feeds.publish(pid, [notice("m1", 2), notice("m1", 3)])
+        svc.feeds.publish(pid, [notice("m1", 2), notice("m1", 3)])
     finally:
         poller.join(30)
     assert [e["id"] for e in answer["body"]["events"]] == ["m1-2-turn.started", "m1-3-turn.started"]
@@ -174,7 +174,7 @@ def read_stream(resp, entries: int) -> str:
 
 def test_a_stream_resumes_after_last_event_id(client, svc):
     _, token, pid = a_player(client, svc)
-    svc.store.feeds.publish(pid, [notice("m1", v) for v in range(3)])
+    svc.feeds.publish(pid, [notice("m1", v) for v in range(3)])
     resp = client.get("/v1/me/stream", headers={**auth(token), "Last-Event-ID": "1"}, buffered=False)
     try:
         assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
@@ -204,7 +204,7 @@ def test_a_waiting_stream_ends_at_once_when_its_token_stops_holding(client, svc,
         if how == "rotate":
             assert client.post("/v1/players/streamer/token", headers=auth(key)).status_code == 200
         elif how == "revoke":
-            svc.store.apps.revoke(key[4:16])
+            svc.apps.revoke(key[4:16])
         else:
             assert client.delete("/v1/players/streamer", headers=auth(key)).status_code == 200
 
@@ -225,12 +225,12 @@ def test_a_waiting_stream_ends_at_once_when_its_token_stops_holding(client, svc,
 
 def test_an_entry_published_after_a_rotation_never_reaches_a_stream_of_the_old_token(client, svc):
     key, token, pid = a_player(client, svc, "rotated")
-    svc.store.feeds.publish(pid, [notice("m1", 1)])
+    svc.feeds.publish(pid, [notice("m1", 1)])
     resp = client.get("/v1/me/stream", headers=auth(token), buffered=False)
     try:
         assert "id: 1\n" in read_stream(resp, 1)
         assert client.post("/v1/players/rotated/token", headers=auth(key)).status_code == 200
-        svc.store.feeds.publish(pid, [notice("m1", 2)])
+        svc.feeds.publish(pid, [notice("m1", 2)])
         rest = "".join(c.decode() if isinstance(c, bytes) else c for c in resp.response)
     finally:
         resp.close()
@@ -272,7 +272,7 @@ def test_a_long_poll_whose_token_is_rotated_while_it_waits_answers_401(client, s
 )
 def test_bad_query_is_422_and_serves_nothing(client, svc, query):
     _, token, pid = a_player(client, svc)
-    svc.store.feeds.publish(pid, [notice("m1", 1)])
+    svc.feeds.publish(pid, [notice("m1", 1)])
     for path in ("/v1/me/events", "/v1/me/stream"):
         if path.endswith("stream") and not query.startswith("?after"):
             continue
@@ -297,7 +297,7 @@ def test_another_players_entries_are_never_served(client, svc):
     key, ana, ana_id = a_player(client, svc, "ana")
     bo = put_player(client, key, "bo")
     bo_id = bo[4:20]
-    feeds = svc.store.feeds
+    feeds = svc.feeds
     feeds.publish(ana_id, [notice("m-ana", v) for v in range(3)])
     feeds.publish(bo_id, [notice("m-bo", 0)])
     # The same match's notice to both: each feed numbers it in its own sequence.
@@ -413,7 +413,7 @@ def test_one_feed_tells_a_player_of_each_turn_in_two_matches_to_their_ends(clien
     assert turns[vs_bot] == 3 and turns[vs_bo] >= 3
 
     # The relay hands every notice on again a moment later: the feed takes none twice.
-    until(lambda: svc.store.outbox.pending() == 0, timeout=60)
+    until(lambda: svc.outbox.pending() == 0, timeout=60)
     assert my_events(client, ana, f"?after={len(feed)}&wait=1")["events"] == []
 
     # The same entries as one stream.
@@ -432,7 +432,7 @@ def test_a_players_long_polls_count_against_its_address_rate_limit(redis_url):
     from service.http.app import create_app
 
     limited = create_app(Config(REDIS_URL=redis_url, RATE_LIMIT=3)).test_client()
-    key = limited.application.extensions["cardtable"].store.apps.create("feed rate app")[1]
+    key = limited.application.extensions["cardtable"].apps.create("feed rate app")[1]
     token = put_player(limited, key, "rl-ana")
     for query in ("?wait=0", "?wait=-1"):
         # Within one second at most 3 pass; the window may roll over once mid-burst.

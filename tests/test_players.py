@@ -10,7 +10,7 @@ from service.http.app import create_app
 from service.identity.players import match_list_key
 from service.infra.cursors import MAX_SKIPPED
 from service.infra.embedded import start_redis
-from service.privacy.erasure import match_key
+from service.matches.store import match_key
 from tests.api_helpers import auth, playable
 from tests.conftest import UNLIMITED_MATCHES
 
@@ -23,7 +23,7 @@ def svc(app):
 
 
 def new_app(svc, **quotas) -> str:
-    _, key = svc.store.apps.create("test app", **quotas)
+    _, key = svc.apps.create("test app", **quotas)
     return key
 
 
@@ -191,7 +191,7 @@ def test_bad_keys_and_tokens_answer_401(client, svc):
         "/v1/matches", json={"game": "zhol", "seats": seats}, headers=auth(player)
     ).get_json()["id"]
     app_id = key[4:16]
-    svc.store.apps.revoke(app_id)
+    svc.apps.revoke(app_id)
     assert client.get("/v1/players/ivy", headers=auth(key)).status_code == 401
     assert client.get("/v1/me", headers=auth(player)).status_code == 401
     # Its seats too: a revoked app's players act nowhere.
@@ -269,7 +269,7 @@ def test_a_full_last_page_of_my_matches_says_there_is_no_next(client, svc):
 
 def hmgets(svc) -> int:
     """HMGETs the match state's Redis has served: one a match record read (Store.load)."""
-    stats = svc.store.state.info("commandstats")
+    stats = svc.trips.state.info("commandstats")
     return int(stats.get("cmdstat_hmget", {}).get("calls", 0))
 
 
@@ -288,7 +288,7 @@ def long_history(client, svc, external: str, cloned: int) -> tuple[str, str, str
         "id"
     ]
     player_id = token[4:20]
-    state = svc.store.state
+    state = svc.trips.state
     done_key = match_list_key(player_id, "done")
     # The commit that ended the match moved it to the done part: no list read was needed.
     assert state.zscore(match_list_key(player_id, "live"), over) is None
@@ -348,7 +348,7 @@ def test_a_page_of_my_matches_reads_what_it_shows_whatever_the_history(alone):
 def test_matches_over_still_in_an_old_live_list_are_listed_once_among_those_over(client, svc):
     token, player_id, live, done = long_history(client, svc, "old-timer", 120)
     # As lists were stored before a match's end moved it: every match in the live part.
-    state = svc.store.state
+    state = svc.trips.state
     done_key, live_key = match_list_key(player_id, "done"), match_list_key(player_id, "live")
     state.zadd(live_key, {m: s for m, s in state.zrange(done_key, 0, -1, withscores=True)})
     state.delete(done_key)
@@ -369,4 +369,4 @@ def test_a_match_whose_seat_the_player_no_longer_holds_stays_among_all_its_match
     assert claimed["seat"] == 0
     assert client.get("/v1/me/matches", headers=auth(tokens["ana"])).get_json()["matches"] == []
     # Her list dropped it, and erasure still finds it: her name is in its events.
-    assert svc.store.players.match_ids(tokens["ana"][4:20]) == [match_id]
+    assert svc.players.match_ids(tokens["ana"][4:20]) == [match_id]

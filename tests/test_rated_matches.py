@@ -138,9 +138,9 @@ def test_an_unrated_match_moves_no_rating(client, svc):
 
 
 def set_rating(svc, app_id: str, external: str, game: str, shown: float) -> None:
-    player = svc.store.players.find(app_id, external)
+    player = svc.players.find(app_id, external)
     stored = {"mu": 25.0, "sigma": 1.0, "rating": shown, "matches": 9, "match": "earlier"}
-    svc.store.state.hset(f"ct:{{pl:{player.id}}}", f"rating:{game}", json.dumps(stored))
+    svc.trips.state.hset(f"ct:{{pl:{player.id}}}", f"rating:{game}", json.dumps(stored))
 
 
 def test_quick_play_with_a_player_token_joins_the_table_of_the_nearest_rating(client, svc):

@@ -21,7 +21,7 @@ def client(config):
 
 @pytest.fixture(scope="module")
 def key(client):
-    _, key = client.application.extensions["cardtable"].store.apps.create("only app")
+    _, key = client.application.extensions["cardtable"].apps.create("only app")
     return key
 
 

@@ -14,6 +14,7 @@ from service.config import Config
 from service.http.app import create_app
 from service.infra.cluster import pack_commands
 from service.infra.embedded import start_redis
+from service.infra.roundtrips import RoundTrips
 from service.matches.store import Store
 from tests.api_helpers import Api, auth
 from tests.conftest import UNLIMITED_MATCHES
@@ -60,7 +61,7 @@ def test_a_killed_connection_is_replaced_for_reads_and_writes(redis_url):
 
 def _client_id(store: Store) -> int:
     # One request at a time: the store's hot path keeps one connection, the one asked here.
-    (client_id,) = store._roundtrip([("CLIENT", "ID")], retry=False)
+    (client_id,) = store.trips.roundtrip([("CLIENT", "ID")], retry=False)
     return client_id
 
 
@@ -205,7 +206,7 @@ def test_the_store_itself_resends_a_commit_whose_request_was_lost(redis_url):
     # Bots and clocks commit through the same call and do not retry a "not written": the store
     # must resend it itself, or a bot's job ends as stale and the match waits forever.
     proxy = DroppingProxy(redis_url)
-    store = Store(redis.Redis.from_url(proxy.url))
+    store = Store(RoundTrips(redis.Redis.from_url(proxy.url)))
     app = create_app(Config(REDIS_URL=proxy.url, RATE_LIMIT=0, **UNLIMITED_MATCHES))
     match_id = Api(app.test_client()).create("spades", HUMANS4, seed=14)["id"]
     loaded = store.load(match_id)

@@ -20,8 +20,8 @@ import pytest
 import redis
 
 from service.infra.embedded import free_port, start_redis
+from service.infra.roundtrips import HOT_CONNECTIONS, POOL_CONNECTIONS
 from service.infra.waiters import Waiter
-from service.matches.store import HOT_CONNECTIONS, POOL_CONNECTIONS
 from tests.serve_helpers import wait_ready
 from tests.test_serve import call
 

@@ -66,12 +66,12 @@ def test_patch_changes_an_endpoint_and_enabling_clears_why_it_was_disabled(clien
     r = client.patch(url, json={"enabled": False}, headers=auth(key))
     assert r.get_json()["enabled"] is False and r.get_json()["disabled_reason"] == "manual"
     # The service disables one that answered 410; the app enables it again.
-    svc.store.webhooks.disable(key[4:16], made["id"], "gone")
+    svc.webhooks.disable(key[4:16], made["id"], "gone")
     assert client.get(url, headers=auth(key)).get_json()["disabled_reason"] == "gone"
     r = client.patch(url, json={"enabled": True}, headers=auth(key))
     assert r.get_json()["enabled"] is True and r.get_json()["disabled_reason"] is None
     # The secret stays what it was: deliveries keep verifying.
-    endpoint = svc.store.webhooks.get(key[4:16], made["id"])
+    endpoint = svc.webhooks.get(key[4:16], made["id"])
     assert endpoint.secret == made["secret"]
 
 
@@ -229,7 +229,7 @@ def test_an_app_has_at_most_20_endpoints(client, svc):
 def test_wanted_is_what_enabled_endpoints_want_and_this_process_sees_changes_at_once(client, svc):
     key = new_app(svc)
     app_id = key[4:16]
-    hooks = svc.store.webhooks
+    hooks = svc.webhooks
     assert hooks.wanted(app_id) == frozenset()
     made = create(client, key, events=["turn.started", "match.over"])
     create(client, key, events=["match.over", "rematch.offered"])
@@ -237,11 +237,11 @@ def test_wanted_is_what_enabled_endpoints_want_and_this_process_sees_changes_at_
     client.patch(f"/v1/webhooks/{made['id']}", json={"enabled": False}, headers=auth(key))
     assert hooks.wanted(app_id) == {"match.over", "rematch.offered"}
     # Another process keeps its copy for its TTL, then reads again.
-    elsewhere = Webhooks(svc.store.state, ttl=3600)
+    elsewhere = Webhooks(svc.trips.state, ttl=3600)
     assert elsewhere.wanted(app_id) == {"match.over", "rematch.offered"}
     client.patch(f"/v1/webhooks/{made['id']}", json={"enabled": True}, headers=auth(key))
     assert elsewhere.wanted(app_id) == {"match.over", "rematch.offered"}
-    assert Webhooks(svc.store.state, ttl=0).wanted(app_id) == {
+    assert Webhooks(svc.trips.state, ttl=0).wanted(app_id) == {
         "turn.started",
         "match.over",
         "rematch.offered",
@@ -284,7 +284,7 @@ def test_an_endpoint_lists_its_last_100_deliveries_and_keeps_the_pending_ones_be
     key = new_app(svc)
     app_id = key[4:16]
     endpoint = create(client, key)
-    store = svc.store.deliveries
+    store = svc.deliveries
 
     def made(n: int) -> str:
         told = {
@@ -319,7 +319,7 @@ def test_enabling_an_endpoint_again_keeps_since_when_it_fails(client, svc):
     key = new_app(svc)
     app_id = key[4:16]
     endpoint = create(client, key)
-    hooks = svc.store.webhooks
+    hooks = svc.webhooks
     since = hooks.failed(app_id, endpoint["id"], time.time() - 90_000)  # failing for over a day
     hooks.disable(app_id, endpoint["id"], "failing")
     r = client.patch(f"/v1/webhooks/{endpoint['id']}", json={"enabled": True}, headers=auth(key))
@@ -360,7 +360,7 @@ def test_an_apps_pending_deliveries_are_bounded_and_the_rest_fail_unsent_but_lis
     key = new_app(svc)
     app_id = key[4:16]
     endpoint = create(client, key)
-    store = svc.store.deliveries
+    store = svc.deliveries
 
     def told(n: int) -> tuple[str, dict]:
         notice = {"id": f"{'cd' * 8}-{n}-match.over", "type": "match.over", "timestamp": "x", "data": {}}

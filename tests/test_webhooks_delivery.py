@@ -162,7 +162,7 @@ def test_a_receiver_failing_three_times_then_answering_gets_the_same_message_fou
         assert all(verified(endpoint, r)["type"] == "match.over" for r in received)
         (done,) = settled(client, key, endpoint)
         assert done["status"] == "delivered" and done["attempts"] == 4 and done["status_code"] == 204
-    assert svc.store.webhooks.get(app_id, endpoint["id"]).failing_since is None
+    assert svc.webhooks.get(app_id, endpoint["id"]).failing_since is None
 
 
 def test_the_receivers_answer_is_kept_cut_to_1_kb(client, svc, redis_url):
@@ -191,7 +191,7 @@ def test_a_410_disables_the_endpoint(client, svc, redis_url):
         assert done["status"] == "failed" and done["status_code"] == 410 and done["attempts"] == 1
         shown = client.get(f"/v1/webhooks/{endpoint['id']}", headers=auth(key)).get_json()
         assert shown["enabled"] is False and shown["disabled_reason"] == "gone"
-        assert svc.store.webhooks.wanted(app_id) == frozenset()  # no more fan-outs for it
+        assert svc.webhooks.wanted(app_id) == frozenset()  # no more fan-outs for it
         # A test send to a disabled endpoint is refused until the app enables it again.
         r = client.post(f"/v1/webhooks/{endpoint['id']}/test", json={}, headers=auth(key))
         assert r.status_code == 409 and r.get_json()["error"] == "conflict"
@@ -303,7 +303,7 @@ def stopped_while_pending(client, svc, key: str, url: str, stop) -> tuple[dict, 
     (pending,) = until(lambda: [d for d in deliveries(client, key, endpoint) if d["attempts"] == 1])
     stop(endpoint)
     return endpoint, until(
-        lambda: (d := svc.store.deliveries.get(app_id, pending["id"])) and d.status == "failed" and d
+        lambda: (d := svc.deliveries.get(app_id, pending["id"])) and d.status == "failed" and d
     )
 
 
@@ -324,7 +324,7 @@ def test_a_revoked_apps_endpoints_get_nothing_more(client, svc, redis_url):
     app_id = key[4:16]
     with receiver(500) as hook, webhook_worker(redis_url, CARDTABLE_WEBHOOK_RETRY_SCALE="0.2", **LOCAL):
         endpoint, stopped = stopped_while_pending(
-            client, svc, key, hook.url, lambda _: svc.store.apps.revoke(app_id)
+            client, svc, key, hook.url, lambda _: svc.apps.revoke(app_id)
         )
         assert stopped.error == "the app was revoked" and stopped.attempts == 1
         # A later commit's notices make no delivery at all: the fan-out runs to its end and
@@ -332,8 +332,8 @@ def test_a_revoked_apps_endpoints_get_nothing_more(client, svc, redis_url):
         later = notice(app_id)
         fan_out(svc, later)
         version = int(later["id"].split("-")[1])
-        until(lambda: svc.store.deliveries.fanned_or_queued(later["data"]["match"], version, "no-such-job"))
-        assert [d.id for d in svc.store.deliveries.listed(app_id, endpoint["id"])] == [stopped.id]
+        until(lambda: svc.deliveries.fanned_or_queued(later["data"]["match"], version, "no-such-job"))
+        assert [d.id for d in svc.deliveries.listed(app_id, endpoint["id"])] == [stopped.id]
     assert len(hook.received) == 1
 
 
@@ -348,9 +348,9 @@ def test_an_endpoint_failing_for_a_day_is_disabled(client, svc, redis_url):
         fan_out(svc, notice(app_id))
         (done,) = until(lambda: [d for d in deliveries(client, key, endpoint) if d["status"] == "failed"], 60)
         assert done["attempts"] == 8 and done["status_code"] == 503
-        if svc.store.webhooks.get(app_id, endpoint["id"]).enabled:
+        if svc.webhooks.get(app_id, endpoint["id"]).enabled:
             fan_out(svc, notice(app_id))
-        until(lambda: not svc.store.webhooks.get(app_id, endpoint["id"]).enabled, 30)
+        until(lambda: not svc.webhooks.get(app_id, endpoint["id"]).enabled, 30)
         shown = client.get(f"/v1/webhooks/{endpoint['id']}", headers=auth(key)).get_json()
         assert shown["disabled_reason"] == "failing" and shown["enabled"] is False
         assert all(
@@ -366,12 +366,10 @@ def test_a_delivery_whose_attempt_was_never_enqueued_is_swept_up(client, svc, re
     with receiver(200) as hook, webhook_worker(redis_url, **LOCAL):
         endpoint = register(client, key, hook.url)
         told = notice(app_id)
-        ((made, _),) = svc.store.deliveries.create(
-            app_id, [(endpoint["id"], told)], time.time()
-        )  # no enqueue
+        ((made, _),) = svc.deliveries.create(app_id, [(endpoint["id"], told)], time.time())  # no enqueue
         (got,) = hook.wait_for(1)
         assert got.headers["webhook-id"] == told["id"] and verified(endpoint, got)["type"] == "turn.started"
-        until(lambda: svc.store.deliveries.get(app_id, made).status == "delivered")
+        until(lambda: svc.deliveries.get(app_id, made).status == "delivered")
 
 
 def test_one_notice_reaches_each_of_an_apps_20_endpoints_once(client, svc, redis_url):
@@ -421,9 +419,9 @@ def test_tests_and_retries_to_a_failing_endpoint_wait_behind_healthy_endpoints(c
     queue = svc.repo.queue
     with receiver(200) as hook:
         failing, healthy = register(client, key, hook.url), register(client, key, hook.url)
-        svc.store.webhooks.failed(app_id, failing["id"], time.time())
+        svc.webhooks.failed(app_id, failing["id"], time.time())
         # Enabled again after the service disabled it: its failures are still counted.
-        svc.store.webhooks.disable(app_id, failing["id"], "failing")
+        svc.webhooks.disable(app_id, failing["id"], "failing")
         client.patch(f"/v1/webhooks/{failing['id']}", json={"enabled": True}, headers=auth(key))
         sent = client.post(f"/v1/webhooks/{failing['id']}/test", headers=auth(key)).get_json()
         fine = client.post(f"/v1/webhooks/{healthy['id']}/test", headers=auth(key)).get_json()

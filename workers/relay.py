@@ -17,8 +17,6 @@ import logging
 import time
 from typing import Any
 
-from rq.job import Job
-
 from service.bootstrap import MatchService
 from service.infra.jobqueue import bot_job_id, clock_job_id, rematch_job_id
 from service.matches.match import Match
@@ -33,7 +31,7 @@ BATCH = 500
 def relay(svc: MatchService, now: float | None = None) -> int:
     """One pass over the commits whose effects are due; return how many effects it handed on."""
     now = time.time() if now is None else now
-    outbox = svc.store.outbox
+    outbox = svc.outbox
     relayed = 0
     for match_id, members in outbox.due(now, BATCH).items():
         newest = max(version for _, version in members)
@@ -57,7 +55,7 @@ def relay(svc: MatchService, now: float | None = None) -> int:
                 relayed += 1
         outbox.remove(match_id, [raw for raw, _ in effects], [name for name, _ in members])
     if relayed:
-        svc.store.counters.count("outbox_relayed", relayed)
+        svc.counters.count("outbox_relayed", relayed)
     return relayed
 
 
@@ -76,4 +74,4 @@ def _lost(svc: MatchService, match: Match, effect: dict[str, Any]) -> bool:
     else:
         log.error("match %s: an effect of unknown kind %r in its outbox is dropped", match.id, effect["kind"])
         return False
-    return wanted and not rq_queue(svc).queue.connection.exists(Job.key_for(job_id))
+    return wanted and not rq_queue(svc).exists(job_id)

@@ -15,11 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 
-from rq import Queue
-from rq.job import Job
-from rq.registry import ScheduledJobRegistry
 from rq.utils import str_to_date
 
 from service.bootstrap import MatchService
@@ -35,12 +31,12 @@ def sweep(svc: MatchService, now: float | None = None) -> int:
     """Look at every overdue match once; return how many jobs were enqueued again."""
     now = time.time() if now is None else now
     requeued = 0
-    for match_id, seen in svc.store.due.matches(now, BATCH):
+    for match_id, seen in svc.due.matches(now, BATCH):
         next_look, enqueued = _look(svc, match_id, now)
         requeued += enqueued
-        svc.store.due.reschedule(match_id, seen, next_look)
+        svc.due.reschedule(match_id, seen, next_look)
     if requeued:
-        svc.store.counters.count("sweeper_requeues", requeued)
+        svc.counters.count("sweeper_requeues", requeued)
     return requeued
 
 
@@ -71,7 +67,7 @@ def _look(svc: MatchService, match_id: str, now: float) -> tuple[float | None, b
     if status == "scheduled":
         # Still waiting for a scheduler: take it out of the scheduled registry and run it now,
         # once. Already gone from there means a scheduler released it this instant.
-        if not _rq(svc).zrem(ScheduledJobRegistry(queue=_queue_of(svc, job_id)).key, job_id):
+        if not rq_queue(svc).unschedule(job_id):
             return now + grace, False
         log.warning("match %s: job %s is overdue; no scheduler released it", match_id, job_id)
     else:
@@ -95,28 +91,14 @@ def _job_state(svc: MatchService, job_id: str, since: float) -> tuple[str | None
     was killed. Enqueued again, such a job may still run twice: the second run finds the match
     moved on and does nothing.
     """
-    fields: list[Any] = _rq(svc).hmget(Job.key_for(job_id), "status", "enqueued_at", "started_at")
-    status, enqueued, started = (f.decode() if f else None for f in fields)
+    status, enqueued, started = rq_queue(svc).job_fields(job_id, "status", "enqueued_at", "started_at")
     stamp = {"queued": enqueued, "started": started}.get(status or "")
     if stamp is not None and str_to_date(stamp).timestamp() >= since:
         return status, True
     # Under a backlog every queued job gets old: never add a copy of one still waiting its turn.
-    return status, status == "queued" and _rq(svc).lpos(_queue_of(svc, job_id).key, job_id) is not None
-
-
-def _queue_of(svc: MatchService, job_id: str) -> Queue:
-    """The queue a job was put on (its `origin`): bot turns go to one of two."""
-    origin: Any = _rq(svc).hget(Job.key_for(job_id), "origin")
-    queue = rq_queue(svc)
-    return queue.low if origin == queue.low.name.encode() else queue.queue
-
-
-def _rq(svc: MatchService) -> Any:
-    """The Redis of RQ's jobs, registries and queue lists: the queue's own connection."""
-    return rq_queue(svc).queue.connection
+    return status, status == "queued" and rq_queue(svc).listed(job_id)
 
 
 def rq_queue(svc: MatchService) -> JobQueue:
     """The RQ queues behind the service: the sweeper looks into RQ's registries and lists."""
-    assert isinstance(svc.queue, JobQueue), "the sweeper runs where the service is wired to RQ"
-    return svc.queue
+    return svc.rq

@@ -19,12 +19,9 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from rq.intermediate_queue import IntermediateQueue
-from rq.job import Job
 from standardwebhooks.webhooks import Webhook
 
 from service.bootstrap import MatchService
-from service.identity import tombstones
 from service.infra import tracing
 from service.infra.jobqueue import delivery_job_id
 from service.notify import deliveries as delivery_records
@@ -63,15 +60,15 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
         if not _live(svc, app_id):
             continue  # a revoked app is told nothing more (docs/webhooks.md)
         # A fan-out that waited in its queue past an erasure names nobody erased.
-        told = tombstones.redact(svc.store.state, app_id, told)
+        told = svc.deliveries.redacted(app_id, told)
         # Read fresh: the cache of `wanted` that let the notices through may be a second old.
-        endpoints = [e for e in svc.store.webhooks.list(app_id) if e.enabled]
+        endpoints = [e for e in svc.webhooks.list(app_id) if e.enabled]
         wanted = [(e.id, n) for n in told for e in endpoints if n["type"] in e.events]
         failing = frozenset(e.id for e in endpoints if e.failing_since is not None)
         grace = svc.config.SWEEP_GRACE
         made += len(
             delivery_records.start(
-                svc.store.deliveries,
+                svc.deliveries,
                 rq_queue(svc),
                 grace,
                 app_id,
@@ -80,18 +77,18 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
                 pending_limit=svc.config.WEBHOOK_PENDING,
             )
         )
-    svc.store.deliveries.fanned(match_id, version)  # the relay need not hand them on again
+    svc.deliveries.fanned(match_id, version)  # the relay need not hand them on again
     return f"match {match_id} v{version}: {made} deliveries"
 
 
 def deliver(app_id: str, delivery_id: str, seq: int) -> str:
     """Attempt `seq` of a delivery: one signed POST, and what its answer means."""
     svc = service()
-    deliveries = svc.store.deliveries
+    deliveries = svc.deliveries
     delivery = deliveries.get(app_id, delivery_id)
     if delivery is None or delivery.status != "pending" or delivery.seq != seq:
         return "stale"
-    endpoint = svc.store.webhooks.get(app_id, delivery.endpoint)
+    endpoint = svc.webhooks.get(app_id, delivery.endpoint)
     why = _why_off(svc, app_id, endpoint)
     if why is not None or endpoint is None:
         deliveries.finish(app_id, delivery, status="failed", error=why, next_try=None)
@@ -109,12 +106,12 @@ def _shown(svc: MatchService, app_id: str, payload: str) -> str:
     """A delivery's body without the external ids of players erased since it was made (one
     its erasure did not reach: pending, and no longer in its endpoint's list)."""
     body = json.loads(payload)
-    (shown,) = tombstones.redact(svc.store.state, app_id, [body])
+    (shown,) = svc.deliveries.redacted(app_id, [body])
     return payload if shown is body else json.dumps(shown, separators=(",", ":"), ensure_ascii=False)
 
 
 def _live(svc: MatchService, app_id: str) -> bool:
-    app = svc.store.apps.get(app_id)
+    app = svc.apps.get(app_id)
     return app is not None and not app.revoked
 
 
@@ -149,7 +146,7 @@ def attempt(svc: MatchService, endpoint: Endpoint, delivery: Delivery) -> Outcom
 def _record(svc: MatchService, app_id: str, endpoint: Endpoint, delivery: Delivery, outcome: Outcome) -> str:
     """Write the attempt's outcome and what follows from it: delivered, the endpoint gone, the
     next try, or failed."""
-    deliveries, hooks = svc.store.deliveries, svc.store.webhooks
+    deliveries, hooks = svc.deliveries, svc.webhooks
     seen = dict(
         attempts=delivery.attempts + 1,
         status_code=outcome.status,
@@ -195,7 +192,7 @@ def sweep_deliveries(svc: MatchService, now: float | None = None) -> int:
     """Enqueue again the attempts of pending deliveries past their time whose job is lost (a
     killed worker, a lost enqueue); return how many."""
     now = time.time() if now is None else now
-    deliveries = svc.store.deliveries
+    deliveries = svc.deliveries
     requeued = 0
     for app_id, delivery_id in deliveries.overdue(now, BATCH):
         delivery = deliveries.get(app_id, delivery_id)
@@ -223,13 +220,10 @@ def _waiting(svc: MatchService, job_id: str) -> bool:
     or queued and not stranded in the intermediate list of a worker killed as it took the job.
     (The queue's own list is not searched: under a backlog of thousands that would cost a scan
     of the list per look; a worker takes a job through the short intermediate list.)"""
-    connection: Any = rq_queue(svc).queue.connection
-    status, origin = (
-        f.decode() if f else None for f in connection.hmget(Job.key_for(job_id), "status", "origin")
-    )
+    jobs = rq_queue(svc)
+    status, origin = jobs.job_fields(job_id, "status", "origin")
     if status == "scheduled":
         return True
     if status != "queued" or origin is None:
         return False
-    taken = IntermediateQueue.get_intermediate_queue_key(f"rq:queue:{origin}")
-    return connection.lpos(taken, job_id) is None
+    return not jobs.being_taken(origin, job_id)

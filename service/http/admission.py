@@ -67,10 +67,10 @@ def install_rate_limit(app: Flask, svc: MatchService, config: Config) -> None:
         if endpoint == FEED_POLL or "match_id" in (req.view_args or {}):
             token = None if endpoint == FEED_POLL else bearer_or_none()  # a player's: no seat's
             digest = hash_token(token) if token else None
-            svc.store.rates.defer(RateCheck(address, digest, window, endpoint, limit, address_limit))
+            svc.rates.defer(RateCheck(address, digest, window, endpoint, limit, address_limit))
             return
         try:
-            count = svc.store.rates.hit(address, window, endpoint)
+            count = svc.rates.hit(address, window, endpoint)
         except STORE_UNREACHABLE:
             return  # calls that need Redis answer 503 by themselves; the others go on
         if count > limit:
@@ -87,7 +87,7 @@ def _install_rate_flush(app: Flask, svc: MatchService) -> None:
     @app.after_request
     def _flush_rate(resp: Response) -> Response:
         try:
-            svc.store.rates.flush()
+            svc.rates.flush()
         except RateLimited as e:
             # A 429 promises that nothing changed: it may replace a refusal, never an answer
             # whose change is already committed (the client would send the move again).
@@ -98,7 +98,7 @@ def _install_rate_flush(app: Flask, svc: MatchService) -> None:
 
     @app.teardown_request
     def _forget_rate(exc: BaseException | None) -> None:
-        svc.store.rates.forget()  # never carry a count over to this thread's next request
+        svc.rates.forget()  # never carry a count over to this thread's next request
 
 
 def _unlimited(config: Config) -> tuple[str, ...]:
@@ -121,7 +121,7 @@ def _count_on_app(svc: MatchService, endpoint: str | None) -> bool:
         return False
     app = caller.app
     try:
-        count = svc.store.rates.hit_app(app.id, int(time.time()), endpoint or "unknown")
+        count = svc.rates.hit_app(app.id, int(time.time()), endpoint or "unknown")
     except STORE_UNREACHABLE:
         return True
     if count > app.rate:

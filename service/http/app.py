@@ -154,7 +154,7 @@ def _install_hooks(app: Flask, svc: MatchService, config: Config) -> None:
     _install_request_ids(app)
     install_rate_limit(app, svc, config)
     install_credentials(app, config)
-    cors.install(app, cors.AllowedOrigins(svc.store.apps.origins, config.ORIGINS_TTL))
+    cors.install(app, cors.AllowedOrigins(svc.apps.origins, config.ORIGINS_TTL))
     app.after_request(_cache_headers)
 
 

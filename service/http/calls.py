@@ -49,8 +49,8 @@ def current_caller() -> Caller:
     known: Caller | None = environ.get(_CALLER)
     if known is not None:
         return known
-    store = current_app.extensions["cardtable"].store
-    caller = environ[_CALLER] = identify(store.apps, store.players, bearer_or_none(), request.remote_addr)
+    svc = service()
+    caller = environ[_CALLER] = identify(svc.apps, svc.players, bearer_or_none(), request.remote_addr)
     return caller
 
 
@@ -91,7 +91,7 @@ def app_player(external_id: str) -> tuple[Player, str]:
     app = current_caller().require_app()
     player = None
     if 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
-        player = service().store.players.find(app.id, external_id)
+        player = service().players.find(app.id, external_id)
     if player is None:
         raise errors.NotFound(f"no player {external_id!r} in this app")
     return player, app.id

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import cast
-
-from rq import Worker
-from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service.bootstrap import MatchService
-from service.infra.jobqueue import JobQueue
 from service.matches.bots import BOT_DECISION_BUCKETS, BOT_LATENCY_BUCKETS
 
 
@@ -18,29 +13,28 @@ def render(svc: MatchService) -> str:
         "# HELP cardtable_requests_total HTTP requests by endpoint.",
         "# TYPE cardtable_requests_total counter",
     ]
-    counters = svc.store.counters.metrics()
+    counters = svc.counters.metrics()
     for key, value in sorted(counters.items()):
         kind, _, endpoint = key.partition(":")
         if kind == "requests":
             lines.append(f'cardtable_requests_total{{endpoint="{endpoint}"}} {int(value)}')
-    queue = cast(JobQueue, svc.queue)  # the API is wired to RQ (build_service)
-    queues = queue.queues
+    depths = svc.rq.depths()
     lines += [
         "# HELP cardtable_queue_jobs Queue depth: jobs waiting in the bot and clock queues (both).",
         "# TYPE cardtable_queue_jobs gauge",
-        f"cardtable_queue_jobs {sum(len(q) for q in queues)}",
+        f"cardtable_queue_jobs {depths['queued']}",
         "# HELP cardtable_low_priority_jobs Of those, bot turns of bot-only and long matches.",
         "# TYPE cardtable_low_priority_jobs gauge",
-        f"cardtable_low_priority_jobs {len(queue.low)}",
+        f"cardtable_low_priority_jobs {depths['low']}",
         "# HELP cardtable_scheduled_jobs Turn clocks and delayed bot moves waiting for their time.",
         "# TYPE cardtable_scheduled_jobs gauge",
-        f"cardtable_scheduled_jobs {sum(len(ScheduledJobRegistry(queue=q)) for q in queues)}",
+        f"cardtable_scheduled_jobs {depths['scheduled']}",
         "# HELP cardtable_failed_jobs Jobs in RQ's failed registry.",
         "# TYPE cardtable_failed_jobs gauge",
-        f"cardtable_failed_jobs {sum(len(FailedJobRegistry(queue=q)) for q in queues)}",
+        f"cardtable_failed_jobs {depths['failed']}",
         "# HELP cardtable_workers RQ workers alive.",
         "# TYPE cardtable_workers gauge",
-        f"cardtable_workers {Worker.count(queue=queue.queue)}",
+        f"cardtable_workers {depths['workers']}",
     ]
     lines += _healing(svc, counters)
     lines += _waiter_lines(svc)
@@ -49,7 +43,7 @@ def render(svc: MatchService) -> str:
 
 def _healing(svc: MatchService, counters: dict[str, float]) -> list[str]:
     """The sweeper, the bots' fallbacks and how long a bot's turn takes (docs/api.md)."""
-    total, overdue = svc.store.due.counts(time.time())
+    total, overdue = svc.due.counts(time.time())
     lines = [
         "# HELP cardtable_due_matches Matches waiting for a bot or a turn clock (the sweeper's index).",
         "# TYPE cardtable_due_matches gauge",
@@ -65,7 +59,7 @@ def _healing(svc: MatchService, counters: dict[str, float]) -> list[str]:
         f"cardtable_outbox_relayed_total {int(counters.get('outbox_relayed', 0))}",
         "# HELP cardtable_outbox_commits Commits whose outbox the relay has not looked at yet.",
         "# TYPE cardtable_outbox_commits gauge",
-        f"cardtable_outbox_commits {svc.store.outbox.pending()}",
+        f"cardtable_outbox_commits {svc.outbox.pending()}",
         "# HELP cardtable_bot_fallbacks_total Bot decisions that raised; a random legal action was played.",
         "# TYPE cardtable_bot_fallbacks_total counter",
         f"cardtable_bot_fallbacks_total {int(counters.get('bot_fallbacks', 0))}",
@@ -104,7 +98,7 @@ def _histogram(
 
 
 def _waiter_lines(svc: MatchService) -> list[str]:
-    waiting = svc.store.open_waiters()
+    waiting = svc.open_waiters()
     return [
         "# HELP cardtable_open_waiters Long-polls and SSE streams waiting for a match or a player's feed.",
         "# TYPE cardtable_open_waiters gauge",

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service import errors
+from service.identity.players import app_key as app_key  # the one builder of an app's keys
 from service.identity.players import directory_key, player_key
 from service.identity.tokens import hash_token
 
@@ -65,10 +66,6 @@ class App:
     def owner(self) -> str:
         """Whose live matches count against the app's quotas (service/identity/quotas.py)."""
         return f"app:{self.id}"
-
-
-def app_key(app_id: str) -> str:
-    return f"ct:{{app:{app_id}}}"
 
 
 def is_app_key(token: str) -> bool:

@@ -57,6 +57,13 @@ redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[2]) - 1)
 return 1
 """
 
+# KEYS[1] an app's directory of players. ARGV[1] an external id, ARGV[2] the player id it must
+# still name: a player made again meanwhile keeps its entry.
+_FREE = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""
+
 
 @dataclass
 class Player:
@@ -90,8 +97,16 @@ def rating_field(game: str) -> str:
     return f"rating:{game}"
 
 
+def app_key(app_id: str) -> str:
+    """An app's hash, and the prefix of every key in the app's Redis Cluster slot (its
+    directory of players here, its tombstones, webhook endpoints, deliveries and match index):
+    the one builder of the `{app:<id>}` hash tag. Here, not in apps.py, which imports this
+    module."""
+    return f"ct:{{app:{app_id}}}"
+
+
 def directory_key(app_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:players"
+    return f"{app_key(app_id)}:players"
 
 
 def is_player_token(token: str) -> bool:
@@ -128,6 +143,7 @@ class Players:
         # Called with a player's id once its tokens changed: its waiting feeds re-check theirs.
         self._wake = wake
         self._ended = client.register_script(_ENDED)
+        self._free = client.register_script(_FREE)
 
     def find(self, app_id: str, external: str) -> Player | None:
         player_id = self.client.hget(directory_key(app_id), external)
@@ -279,6 +295,25 @@ class Players:
     def erasure_keys(self, player_id: str) -> list[str]:
         """The keys above and the lists, which its erasure deletes with the player."""
         return [match_list_key(player_id, part) for part in ("live", "done", "joined", "sat", "names")]
+
+    # --- a player's erasure (service/privacy/erasure.py) ------------------------------------
+    def id_of(self, app_id: str, external: str) -> str | None:
+        """The id the app's directory names for `external`, even once the player's hash is gone
+        (an erasure that stopped half way runs again)."""
+        raw = self.client.hget(directory_key(app_id), external)
+        return raw.decode() if raw is not None else None
+
+    def end_tokens(self, player_id: str) -> None:
+        """No token of the player acts any more (its waiting feeds are woken by the caller)."""
+        self.client.hset(player_key(player_id), "tokens", "[]")
+
+    def delete(self, player_id: str, more: list[str]) -> None:
+        """Delete the player's hash, its lists and `more` of its keys (all in its slot)."""
+        self.client.delete(player_key(player_id), *self.erasure_keys(player_id), *more)
+
+    def free_external(self, app_id: str, external: str, player_id: str) -> None:
+        """The app's external id names no player any more, unless it names another by now."""
+        self._free(keys=[directory_key(app_id)], args=[external, player_id])
 
 
 def all_match_ids(client: Any, player_id: str) -> list[str]:

@@ -26,7 +26,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from service.identity.players import player_key
+from service.identity.players import app_key, player_key
 
 TOMBSTONE_SECONDS = 7 * 24 * 3600
 # Seconds a notice's time may run ahead of its erasure's end: the two come from the clocks of
@@ -39,7 +39,7 @@ def player_tombstone(player_id: str) -> str:
 
 
 def erased_key(app_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:erased"
+    return f"{app_key(app_id)}:erased"
 
 
 def digest(external: str) -> str:
@@ -55,6 +55,19 @@ def begin(client: Any, app_id: str, player_id: str, external: str) -> None:
 def end(client: Any, app_id: str, external: str) -> None:
     """The erasure is done: notices from later on name whoever has the external id then."""
     client.zadd(erased_key(app_id), {digest(external): time.time() + CLOCK_MARGIN})
+
+
+class Tombstones:
+    """The tombstones on the state Redis, as the erasure writes them (`begin`, `end`)."""
+
+    def __init__(self, client: Any):
+        self.client = client
+
+    def begin(self, app_id: str, player_id: str, external: str) -> None:
+        begin(self.client, app_id, player_id, external)
+
+    def end(self, app_id: str, external: str) -> None:
+        end(self.client, app_id, external)
 
 
 def erased(client: Any, player_id: str) -> bool:

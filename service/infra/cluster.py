@@ -91,9 +91,9 @@ class Router:
     def __init__(self, state: redis.Redis | RedisCluster, queue: redis.Redis, limit: int = 16):
         self.state = state
         self.queue = queue
-        # As Store's own hot path: per server a free list of connections, taken for one round
-        # trip (not one per thread: under gevent each request is a greenlet), and at most
-        # `limit` round trips in flight.
+        # As RoundTrips' own (service/infra/roundtrips.py): per server a free list of
+        # connections, taken for one round trip (not one per thread: under gevent each request
+        # is a greenlet), and at most `limit` round trips in flight.
         self._idle: dict[str, list[Any]] = {}
         self._idle_pid = os.getpid()
         self._hot = threading.BoundedSemaphore(limit)
@@ -144,7 +144,7 @@ class Router:
 
     def roundtrip(self, groups: list[Group], retry: bool) -> list[list[Any]]:
         """Each group's replies. Redirections are followed (the command was not executed);
-        a dropped connection is retried once only when `retry` (see Store._roundtrip)."""
+        a dropped connection is retried once only when `retry` (see RoundTrips.roundtrip)."""
         last: BaseException | None = None
         for attempt in range(ATTEMPTS):
             try:

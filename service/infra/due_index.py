@@ -13,9 +13,17 @@ from typing import Any
 
 import redis
 
-from service.matches.store_scripts import RESCHEDULE
-
 DUE_KEY = "ct:due"
+
+# KEYS[1] the due index. ARGV[1] match id, ARGV[2] the score the sweeper read, ARGV[3] the
+# new score ('' removes the entry). Changes nothing if a commit moved the score meanwhile.
+RESCHEDULE = """
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
 
 
 class DueIndex:

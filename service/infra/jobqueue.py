@@ -11,9 +11,10 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 import redis
-from rq import Queue
+from rq import Queue, Worker
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
-from rq.registry import ScheduledJobRegistry
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
 from service.infra.tracing import job_meta
@@ -173,6 +174,53 @@ class JobQueue:
             for i in delivery_ids
         ]
         queue.enqueue_many(jobs)
+
+    # --- what the sweeper, the relay, the webhooks' housekeeping and /metrics read of RQ -----
+    def job_fields(self, job_id: str, *fields: str) -> list[str | None]:
+        """Fields of a job's hash (`status`, `origin`, `enqueued_at`, ...), None where unset."""
+        raw: list[Any] = self.queue.connection.hmget(Job.key_for(job_id), *fields)
+        return [f.decode() if f else None for f in raw]
+
+    def exists(self, job_id: str) -> bool:
+        """Whether RQ holds the job (queued, scheduled, running, or failed)."""
+        return bool(self.queue.connection.exists(Job.key_for(job_id)))
+
+    def _queue_of(self, job_id: str) -> Queue:
+        """The queue a bot turn or clock was put on (its `origin`): bot turns go to one of two."""
+        (origin,) = self.job_fields(job_id, "origin")
+        return self.low if origin == self.low.name else self.queue
+
+    def unschedule(self, job_id: str) -> bool:
+        """Take a job out of its queue's scheduled registry; False when a scheduler released it
+        (or it was never there)."""
+        key = ScheduledJobRegistry(queue=self._queue_of(job_id)).key
+        return bool(self.queue.connection.zrem(key, job_id))
+
+    def listed(self, job_id: str) -> bool:
+        """Whether the job still waits in its queue's list (a backlog, not a loss)."""
+        return self.queue.connection.lpos(self._queue_of(job_id).key, job_id) is not None
+
+    def being_taken(self, origin: str, job_id: str) -> bool:
+        """Whether the job sits in the intermediate list of the queue `origin`, where a worker
+        takes a job through (and where one killed as it took it leaves it)."""
+        taken = IntermediateQueue.get_intermediate_queue_key(f"rq:queue:{origin}")
+        return self.queue.connection.lpos(taken, job_id) is not None
+
+    def depths(self) -> dict[str, int]:
+        """For /metrics: jobs waiting in the bot and clock queues (both), of those on `low`,
+        scheduled, failed, and RQ workers alive."""
+        queues = self.queues
+        return {
+            "queued": sum(len(q) for q in queues),
+            "low": len(self.low),
+            "scheduled": sum(len(ScheduledJobRegistry(queue=q)) for q in queues),
+            "failed": sum(len(FailedJobRegistry(queue=q)) for q in queues),
+            "workers": Worker.count(queue=self.queue),
+        }
+
+    def ping(self) -> None:
+        """Raise unless the queue's Redis answers (/readyz)."""
+        len(self.queue)
 
     @staticmethod
     def _enqueue(queue: Queue, func: str, args: tuple[Any, ...], job_id: str, seconds: float) -> None:

@@ -2,9 +2,10 @@
 address, and per app for the calls made with its key (its `rate` quota, docs/api.md "Limits"),
 in Redis so that every API process shares them.
 
-A match call's count rides in the same round trip as its match load (`Store.load` asks
-`take_pending`, sends `groups` before its reads and hands the counts to `settle`), so the
-limit costs a move no round trip of its own; other calls count at once (`hit`). The counts
+A match call's count rides in the same round trip as its match load (`ride`: the store's load
+sends the ride's groups before its reads and hands their replies to `Ride.enforce`; a feed's
+read does the same), so the limit costs a move no round trip of its own; other calls count
+at once (`hit`). The counts
 live on the match state's Redis; on a cluster they spread over the same shards as the
 counters (service/infra/counters.py), a client's count beside the request counter it bumps.
 """
@@ -68,8 +69,21 @@ def _holds_token(record: dict[str, Any] | None, digest: str) -> bool:
     return found
 
 
+class Ride(NamedTuple):
+    """A request's deferred count riding in another round trip (`RateLimiter.ride`): its
+    command groups go first in that round trip, and `settle` takes their replies."""
+
+    limiter: RateLimiter
+    pending: RateCheck
+    groups: list[Group]
+
+    def enforce(self, replies: list[list[Any]], record: dict[str, Any] | None) -> None:
+        """Raise RateLimited if over; `record`: the match the call named (None: none)."""
+        self.limiter.settle(self.pending, [int(r[0]) for r in replies], record)
+
+
 class RateLimiter:
-    """`exchange` sends command groups in one round trip (Store._exchange)."""
+    """`exchange` sends command groups in one round trip (service/infra/roundtrips.py)."""
 
     def __init__(self, exchange: Callable[[list[Group], bool], list[list[Any]]], counters: Counters):
         self.exchange = exchange
@@ -116,6 +130,12 @@ class RateLimiter:
         if pending is not None:
             _pending_rate.set(None)
         return pending
+
+    def ride(self) -> Ride | None:
+        """The request's deferred count, taken (counted once), to ride in the next round trip
+        that reads for it (a match load, a feed's read); None when none is pending."""
+        pending = self.take_pending()
+        return None if pending is None else Ride(self, pending, self.groups(pending))
 
     def groups(self, pending: RateCheck) -> list[Group]:
         """The commands that count `pending`: on its first id, and with a token on its address too."""

@@ -1,11 +1,7 @@
 """An app's own matches, for its backend with its key (docs/integrating.md, "Data of players"):
-the index of the app's matches, listing them, aborting one, a player's export. Erasing a player
-is service/privacy/erasure.py.
-
-Its keys (`matches_key`, `created_key`) and their writes are
-service/matches/listings.py: an outbox effect of the commit that makes the match the app's.
-Entries of matches that expired are dropped by the listing that finds them gone, as
-`/v1/me/matches` does.
+listing them (from the app's index, service/matches/app_index.py, whose entries a lists effect of
+the commit that makes the match the app's writes: service/matches/listings.py), aborting one, a
+player's export. Erasing a player is service/privacy/erasure.py.
 """
 
 from __future__ import annotations
@@ -13,14 +9,11 @@ from __future__ import annotations
 from typing import Any, cast
 
 from service import errors
-from service.identity.players import Player
+from service.identity.players import Player, Players
 from service.infra import cursors
 from service.matches.following import Following
-from service.matches.listings import created_key, matches_key
 from service.matches.match import Match
-from service.matches.rated import player_ratings
 from service.matches.repository import MatchRepository, Write
-from service.matches.store import Store
 
 # Matches one page looks at beyond the `limit` it shows, at most, before it answers with what
 # it found: a filter that few of an app's matches pass then gives short pages (with a
@@ -28,12 +21,6 @@ from service.matches.store import Store
 MAX_SKIPPED = cursors.MAX_SKIPPED
 # The `match_over` reason of a match its app aborted.
 ABORTED_BY_APP = "aborted_by_app"
-
-
-# --- the index (written by service/matches/listings.py) ---------------------------------------
-def owns(store: Store, app_id: str, match_id: str) -> bool:
-    """Whether the app created the match (its key or one of its players)."""
-    return store.state.zscore(created_key(app_id), match_id) is not None
 
 
 # --- listing --------------------------------------------------------------------------------
@@ -70,10 +57,10 @@ def app_matches(
 ) -> dict[str, Any]:
     """A page of the app's matches, newest first, with the cursor of the next page (None on the
     last). `filters`: `status`, `game` and `player` (an external id), each optional."""
-    client = repo.store.state
+    index = repo.app_index
     player_id: str | None = None
     if filters.get("player") is not None:
-        player = repo.store.players.find(app_id, filters["player"])
+        player = repo.players.find(app_id, filters["player"])
         if player is None:
             return {"matches": [], "next_cursor": None}
         player_id = player.id
@@ -82,7 +69,7 @@ def app_matches(
     place = _place(cursor) if cursor else None  # the last entry looked at
     next_cursor = None
     budget = limit + MAX_SKIPPED
-    for scanned, (match_id, score) in enumerate(cursors.newest_first(client, matches_key(app_id), place)):
+    for scanned, (match_id, score) in enumerate(index.newest_first(app_id, place)):
         if scanned == budget:
             next_cursor = cursors.encode(*place) if place else None
             break
@@ -96,12 +83,9 @@ def app_matches(
                 break
             found.append(entry(match, app_id))
         place = (score, match_id)
-    _own(client, app_id, found)
+    index.mark_own(app_id, found)
     if gone:
-        with client.pipeline(transaction=True) as p:
-            p.zrem(matches_key(app_id), *gone)
-            p.zrem(created_key(app_id), *gone)
-            p.execute()
+        index.drop(app_id, gone)
     return {"matches": found, "next_cursor": next_cursor}
 
 
@@ -113,21 +97,12 @@ def _passes(match: Match, filters: dict[str, Any], player_id: str | None) -> boo
     return player_id is None or match.seat_of_player(player_id) is not None
 
 
-def _own(client: Any, app_id: str, found: list[dict[str, Any]]) -> None:
-    """Mark the matches of a page the app created (one round trip)."""
-    if not found:
-        return
-    scores = client.zmscore(created_key(app_id), [m["id"] for m in found])
-    for m, score in zip(found, scores, strict=True):
-        m["own"] = score is not None
-
-
 # --- aborting -------------------------------------------------------------------------------
 def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
     """Abort a live match the app created: `aborted`, with a `match_over` event (reason
     `aborted_by_app`), in one compare-and-set commit every waiter sees. Answers the public
     view as the app sees it. 404 for a match the app did not create, 409 for one that is over."""
-    if not owns(repo.store, app_id, match_id):
+    if not repo.app_index.owns(app_id, match_id):
         raise errors.NotFound(f"no match with id {match_id!r} in this app")
 
     def change(match: Match) -> Write:
@@ -140,19 +115,18 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
 
 
 # --- a player's data ------------------------------------------------------------------------
-def player_match_ids(store: Store, player_id: str) -> list[str]:
+def player_match_ids(players: Players, player_id: str) -> list[str]:
     """Every match the player sat down in or joined, newest first (`Players.all_match_ids`,
     service/identity/players.py): what erasure and the export walk."""
-    return store.players.all_match_ids(player_id)
+    return players.all_match_ids(player_id)
 
 
 def export(repo: MatchRepository, following: Following, app_id: str, player: Player) -> dict[str, Any]:
     """A player's data (docs/integrating.md): the player with its ratings, and every stored
     match it holds a seat in, each with its public history once over, else its public view
     as the app sees it."""
-    client = repo.store.state
     matches = []
-    for match_id in player_match_ids(repo.store, player.id):
+    for match_id in player_match_ids(repo.players, player.id):
         match = repo.find(match_id)
         seat = match.seat_of_player(player.id) if match is not None else None
         if match is None or seat is None:
@@ -169,5 +143,5 @@ def export(repo: MatchRepository, following: Following, app_id: str, player: Pla
                 "history": following.history(match_id, None) if over else None,
             }
         )
-    shown = {**player.public(), "ratings": player_ratings(client, player.id)}
+    shown = {**player.public(), "ratings": repo.ratings.of(player.id)}
     return {"player": shown, "matches": matches}

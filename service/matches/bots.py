@@ -18,6 +18,7 @@ from engines import bots as engine_bots
 from engines.base import Step
 from engines.legal import complete
 from engines.rng import new_rng_state
+from service.infra.counters import Counters
 from service.matches import clocks
 from service.matches.match import Match
 from service.matches.repository import JobOutcome, MatchRepository, Write
@@ -110,9 +111,9 @@ class Bots:
     out a pro's floor or a clock's early release is `holder` (a `Sleeper` unless the worker
     puts its own in: workers/held.py)."""
 
-    def __init__(self, repo: MatchRepository, holder: Holder | None = None):
+    def __init__(self, repo: MatchRepository, counters: Counters, holder: Holder | None = None):
         self.repo = repo
-        self.counters = repo.store.counters
+        self.counters = counters
         self.holder: Holder = Sleeper() if holder is None else holder
 
     def play_bot(self, match_id: str, version: int, job_started: float | None = None) -> str:

@@ -210,7 +210,7 @@ class Following:
 
     def _player_holds(self, holder: Holder) -> bool:
         assert holder.player is not None and holder.token is not None
-        return holds_token(self.store.players.tokens_of(holder.player), holder.token)
+        return holds_token(self.repo.players.tokens_of(holder.player), holder.token)
 
     def _name_players(self, match_id: str, app: str, served: list[dict[str, Any]]) -> None:
         """`match_over` names the seats' players (external ids) for a holder of their app."""

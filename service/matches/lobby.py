@@ -68,7 +68,7 @@ def public_seats(record: dict[str, Any]) -> list[dict[str, Any]]:
 class Lobby:
     def __init__(self, repo: MatchRepository, seats: Seats):
         self.repo, self.seats = repo, seats
-        self.index = repo.store.lobby
+        self.index = seats.lobby
 
     def _listed(self, entry: str) -> dict[str, Any] | None:
         """The match of an index entry if it is still listed and waiting; else drop the entry."""
@@ -163,7 +163,7 @@ class Lobby:
     def _nearest_first(self, entries: list[str], game_id: str, player_id: str) -> list[str]:
         """A batch of the lobby's matches, those whose seated players' ratings in the game are
         nearest the player's first (oldest first among equals); unrated players count as new."""
-        players = self.repo.store.players
+        players = self.repo.players
 
         def rating(pid: str) -> float:
             return players.rating(pid, game_id)

@@ -64,7 +64,7 @@ def my_matches(
     a filter few of its matches pass (or entries of matches that expired) it answers what it
     found with the cursor of the last entry it looked at, and the next page goes on from there.
     A live status never reads the done part (a match over never comes back)."""
-    players = repo.store.players
+    players = repo.players
     parts = PARTS if status is None or status in DONE else PARTS[:1]
     part, place = "live", None  # the part walked, and the last entry looked at in it
     if cursor is not None:

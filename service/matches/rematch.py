@@ -91,7 +91,7 @@ def _again(
     players: dict[int, Player] = {}
     seats_in: list[dict[str, Any]] = []
     for s in record["seats"]:
-        player = repo.store.players.get(s["player"]) if "player" in s else None
+        player = repo.players.get(s["player"]) if "player" in s else None
         if s["kind"] == "bot":
             seats_in.append({"kind": "bot", "level": s["level"], "name": s["name"]})
         elif s["seat"] == asker:
@@ -125,7 +125,7 @@ def _forget(repo: MatchRepository, match_id: str, new: str) -> None:
 def _take(repo: MatchRepository, new: str, old: Match, seat: int, caller: Caller) -> dict[str, Any]:
     """The seat reserved in the rematch `new` for whoever holds `seat` of the old match."""
     was = old.record["seats"][seat]
-    player = repo.store.players.get(was["player"]) if "player" in was else None
+    player = repo.players.get(was["player"]) if "player" in was else None
     token = None if player is not None else new_token()
 
     def change(match: Match) -> Write:

@@ -16,14 +16,17 @@ import redis
 
 from service import errors
 from service.config import Config
+from service.identity.players import Players, player_key, player_of_token
 from service.identity.players import holds as holds_token
-from service.identity.players import player_key, player_of_token
 from service.identity.tokens import hash_token
 from service.infra import logs, tracing
 from service.infra.jobqueue import Jobs
-from service.matches import listings, notices, outbox, rated, tenure
+from service.matches import notices, outbox, rated, tenure
+from service.matches.app_index import AppIndex
 from service.matches.match import Match, valid_id
 from service.matches.store import Store
+from service.ratings.leaderboards import Leaderboards
+from service.ratings.stored import PlayerRatings
 
 log = logging.getLogger("cardtable.repository")
 
@@ -58,10 +61,28 @@ class JobOutcome(Exception):
 
 
 class MatchRepository:
-    def __init__(self, store: Store, config: Config, queue: Jobs | None = None):
+    """The matches in `store`, with the adapters the use cases share beside it (handed over by
+    the composition root, service/bootstrap.py): the players, their stored ratings and the
+    leaderboards a rated match's end moves, and the apps' match index."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        queue: Jobs | None = None,
+        *,
+        players: Players,
+        leaderboards: Leaderboards,
+        ratings: PlayerRatings,
+        app_index: AppIndex,
+    ):
         self.store = store
         self.config = config
         self.queue = queue
+        self.players = players
+        self.leaderboards = leaderboards
+        self.ratings = ratings
+        self.app_index = app_index
         self.notice_sinks: list[NoticeSink] = []
 
     def find(self, match_id: str, events_after: int | None = None, token: str | None = None) -> Match | None:
@@ -123,7 +144,7 @@ class MatchRepository:
         if match.player_check is not None and match.player_check[0] == player_id:
             stored = match.player_check[1]
         else:
-            stored = self.store.players.tokens_of(player_id)
+            stored = self.players.tokens_of(player_id)
         if seat is None or not holds_token(stored, token):
             raise errors.InvalidToken("this token does not belong to a seat of this match")
         return seat
@@ -228,7 +249,7 @@ class MatchRepository:
         match's new ratings, and its notices, first; and the notices."""
         effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
         if match.record["options"].get("rated"):
-            settled = rated.settle(match, events, self.store.state)
+            settled = rated.settle(match, events, self.ratings)
             effects += [settled] if settled is not None else []
         told = notices.derive(match, events, at)
         if told:
@@ -245,9 +266,9 @@ class MatchRepository:
         notices go to the notice sinks, a bot's turn or a clock to the workers (no bot ever moves
         inside a request)."""
         if effect["kind"] == "ratings":
-            rated.apply(effect, self.store.state, self.store.leaderboards)
+            rated.apply(effect, self.ratings, self.leaderboards)
         elif effect["kind"] == "lists":
-            listings.apply(self.store.state, self.store.players, match_id, effect, relayed)
+            self.app_index.apply(match_id, effect, relayed)
         elif effect["kind"] == "notify":
             for sink in self.notice_sinks:
                 try:

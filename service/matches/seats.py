@@ -15,6 +15,8 @@ from service.identity.quotas import Quotas
 from service.identity.tokens import hash_token, new_token
 from service.matches import invitations, listings, membership, rated
 from service.matches.following import Following
+from service.matches.invitations import Invitations
+from service.matches.lobby_index import LobbyIndex
 from service.matches.match import Match, match_options, new_id
 from service.matches.options import engine_options
 from service.matches.repository import MatchRepository, Write
@@ -23,11 +25,20 @@ from service.matches.repository import MatchRepository, Write
 class Seats:
     """Who sits where: creating a match, joining, invitations, leaving."""
 
-    def __init__(self, repo: MatchRepository, following: Following, quotas: Quotas):
+    def __init__(
+        self,
+        repo: MatchRepository,
+        following: Following,
+        quotas: Quotas,
+        lobby: LobbyIndex,
+        invitations: Invitations,
+    ):
         self.repo = repo
-        self.store = repo.store
+        self.players = repo.players
         self.config = repo.config
         self.quotas = quotas
+        self.lobby = lobby
+        self.invitations = invitations
         self.view = following.view
 
     def create(
@@ -65,7 +76,7 @@ class Seats:
         asked = body.get("options") or {}
         options = match_options(game, asked, len(seats_in))
         deck, seed = self._check_seeding(game, options, body)
-        bound = membership.bindings(seats_in, caller, self.store.players, chosen)
+        bound = membership.bindings(seats_in, caller, self.players, chosen)
         match, tokens = Match.new(
             match_id,
             game,
@@ -92,7 +103,7 @@ class Seats:
         if record["listed"] and record["status"] == "waiting":
             # Into the lobby before the commit, so the lobby never misses a listed waiting match;
             # readers drop entries that went stale (service/matches/lobby_index.py).
-            self.store.lobby.add(match_id, record)
+            self.lobby.add(match_id, record)
         # Its players' lists and its app's index, outside its slot, ride its commit's outbox.
         app_id = caller.app.id if caller is not None and caller.app is not None else None
         if not self.repo.add(match, events, listings.created(record, bound, app_id)):
@@ -189,7 +200,7 @@ class Seats:
         match.check_hand_over(seat)
         code = new_token()
         holder = invitations.holder(match.record["seats"][seat])
-        if not self.store.invitations.put(match_id, seat, hash_token(code), holder):
+        if not self.invitations.put(match_id, seat, hash_token(code), holder):
             raise errors.NotFound(f"no match with id {match_id!r}")
         return {"seat": seat, "code": code, "version": match.version}
 
@@ -200,8 +211,8 @@ class Seats:
         hand-over is committed only while the seat is still held by whoever made it; if the
         commit does not happen, the invitation is put back (unless a new one replaced it)."""
         match = self.repo.load(match_id)
-        found = self.store.invitations.find(match_id, len(match.record["seats"]), hash_token(code))
-        if found is None or not self.store.invitations.take(match_id, found[0], found[2]):
+        found = self.invitations.find(match_id, len(match.record["seats"]), hash_token(code))
+        if found is None or not self.invitations.take(match_id, found[0], found[2]):
             raise _not_valid()
         seat, held_by, stored = found
         token = new_token()
@@ -217,7 +228,7 @@ class Seats:
         try:
             return cast(dict[str, Any], self.repo.update(match_id, match, change))  # the Write's result
         except BaseException:
-            self.store.invitations.restore(match_id, seat, stored)
+            self.invitations.restore(match_id, seat, stored)
             raise
 
     def leave(self, match_id: str, token: str | None) -> dict[str, Any]:

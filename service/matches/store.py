@@ -1,81 +1,47 @@
-"""The match transport: a match's keys, the compare-and-set write, events and idempotency.
+"""The match store: a match's keys, its load, the compare-and-set commit (with WAIT and the
+recovery of a lost answer), the archive of its events, idempotency, and the match's own Lua
+scripts (service/matches/store_scripts.py).
 
-All keys of a match share the hash tag `{m:<id>}` so a match lives in one Redis
-Cluster slot and the Lua scripts may touch all of them. `Store` also builds the pieces that
-keep the rest, each with one job and the Redis client it needs, and nobody else touches a
-client: rate limits (service/infra/rate_limit.py), counters for /metrics (service/infra/counters.py), the
-due index (service/infra/due_index.py), the lobby's index (service/matches/lobby_index.py), the outbox's
-relay side (service/matches/outbox.py), live-match quotas (service/identity/quotas.py), players' feeds
-(service/notify/feeds.py), the waiters' hub (service/infra/waiters.py), and apps' webhook endpoints and
-deliveries (service/notify/webhooks.py, service/notify/deliveries.py).
+All keys of a match share the hash tag `{m:<id>}` so a match lives in one Redis Cluster slot
+and the Lua scripts may touch all of them. The store is handed what it needs by the
+composition root (service/bootstrap.py): the hot path's round trips on the Redis clients
+(service/infra/roundtrips.py), the rate limiter's ride (a request's deferred count, read in
+the load's round trip) and, on one Redis, the players' feeds' part of the commit's script.
 """
 
 from __future__ import annotations
 
-import os
+import hashlib
 import secrets
-import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import redis
-from redis.cluster import RedisCluster
 
 from service import codec
-from service.identity.apps import Apps
-from service.identity.players import Players
-from service.identity.quotas import Quotas
-from service.infra import tracing
-from service.infra.cluster import Group, Router, pack_commands
-from service.infra.counters import Counters
-from service.infra.due_index import DUE_KEY, DueIndex
-from service.infra.rate_limit import RateLimiter
-from service.infra.waiter import open_waiters
-from service.infra.waiters import ClusterHub, Hub
-from service.matches.invitations import Invitations
-from service.matches.lobby_index import LobbyIndex
-from service.matches.outbox import OUTBOX_KEY, Outbox, member
-from service.matches.store_scripts import ARCHIVE, CLAIM, COMMIT, COMMIT_PUBLISHING, COMMIT_SHARDED, RELEASE
-from service.notify.deliveries import Deliveries
-from service.notify.feeds import Feeds
-from service.notify.webhooks import Webhooks
-from service.ratings.leaderboards import Leaderboards
+from service.infra.cluster import Group
+from service.infra.due_index import DUE_KEY
+from service.infra.lists import REPLACE
+from service.infra.rate_limit import Ride
+from service.infra.roundtrips import RoundTrips
+from service.matches.outbox import OUTBOX_KEY, member
+from service.matches.store_scripts import (
+    ARCHIVE,
+    CLAIM,
+    COMMIT,
+    COMMIT_SHARDED,
+    RELEASE,
+    REWRITE_OVER,
+    commit_publishing,
+)
 
 IN_PROGRESS = "in-progress"
-# Connections of the hot path (match load, commit) per process at most; and of redis-py's pool
-# (events, idempotency, RQ), which then makes a caller wait for one rather than fail.
-HOT_CONNECTIONS = 16
-POOL_CONNECTIONS = 8
-# On a cluster the rate counts and the counters every request bumps are split over this many
-# hash tags, so no one node takes them all (service/infra/counters.py adds the counters up).
-SHARDS = 64
 # The most events one read of a feed takes: a page of /events (docs/api.md, "Limits") and one
 # more, which tells whether more follow. History reads them all.
 EVENTS_PAGE = 1000
 READ_EVENTS = EVENTS_PAGE + 1
-
-
-def _reply(conn: Any) -> Any:
-    """One reply of a round trip; an error reply is returned, not raised (Store._send)."""
-    try:
-        return conn.read_response()
-    except redis.ResponseError as e:
-        if "OOM command not allowed" in str(e):
-            # A script's write refused at maxmemory (noeviction) comes back as the script's
-            # error, with nothing written: the store is unavailable, as for a plain OOM (503).
-            return redis.exceptions.OutOfMemoryError(str(e))
-        return e
-
-
-def connect(url: str) -> redis.Redis:
-    """A client whose pool makes a caller wait for a free connection (up to 20 s) rather than
-    open one per concurrent caller: under gevent those are as many as requests in flight."""
-    return redis.Redis(
-        connection_pool=redis.BlockingConnectionPool.from_url(
-            url, max_connections=POOL_CONNECTIONS, timeout=20
-        )
-    )
 
 
 def _events(raw: list[bytes], archived: bytes | None, after: int, count: int | None) -> list[dict[str, Any]]:
@@ -114,12 +80,17 @@ def _index_entries(match_id: str, version: int, due: float | None, relay_at: flo
     return [(None, entries)] if entries else []
 
 
-def _key(match_id: str, part: str) -> str:
+def match_key(match_id: str, part: str) -> str:
+    """A key of a match: `match` (its hash), `events`, `outbox`, `chan`, `idem:...`, `inv`."""
     return f"ct:{{m:{match_id}}}:{part}"
 
 
+def _sha1(raw: bytes) -> str:
+    return hashlib.sha1(raw).hexdigest()
+
+
 def channel(match_id: str) -> str:
-    return _key(match_id, "chan")
+    return match_key(match_id, "chan")
 
 
 @dataclass
@@ -136,186 +107,85 @@ class Loaded:
     tenures: bytes | None = None
 
 
+class CommitPublisher(Protocol):
+    """What the commit's script needs, on one Redis, to publish a commit's notices to the
+    players' feeds itself (service/notify/feeds.py, `Feeds`): the Lua text of the feed's
+    `publish` function, and `joined`, the keys and arguments for the notices given."""
+
+    publish_function: str
+
+    def joined(self, notices: list[dict[str, Any]]) -> tuple[list[str], list[Any]] | None: ...
+
+
 class ReplicaTimeout(redis.ConnectionError):
     """A commit was written on the master but no replica confirmed it in time
     (CARDTABLE_REPLICA_ACKS): not acknowledged, so a 503 the client may retry."""
 
 
 class Store:
-    """`client` is the queue Redis (REDIS_URL: RQ, the due index); `state` holds the matches,
-    the rate counts and the metrics (CARDTABLE_STATE_URL; the same Redis by default). With
-    `replica_acks`, a commit is acknowledged only once that many replicas hold it (Redis WAIT,
-    up to `replica_wait_ms`)."""
+    """The matches, on the state Redis of `trips`; the due index and the outbox's index, which
+    a commit writes in its round trip, on its queue Redis. With `replica_acks`, a commit is
+    acknowledged only once that many replicas hold it (Redis WAIT, up to `replica_wait_ms`).
+    `ride`: the rate limiter's (service/infra/rate_limit.py), whose deferred count a load
+    carries. `publisher`: on one Redis, the players' feeds, whose notices the commit's script
+    then publishes itself (one round trip a move: docs/performance.md, "Cheaper moves")."""
 
     def __init__(
         self,
-        client: redis.Redis,
-        state: redis.Redis | RedisCluster | None = None,
+        trips: RoundTrips,
         replica_acks: int = 0,
         replica_wait_ms: int = 1000,
-        webhooks_ttl: float = 1.0,
+        ride: Callable[[], Ride | None] | None = None,
+        publisher: CommitPublisher | None = None,
     ):
-        self.redis = client
-        self.state: Any = client if state is None else state
-        # On one server for everything the hot path is one connection a round trip; else a Router groups
-        # each round trip by server (the queue Redis, the state Redis or cluster node).
-        self.router = None if state is None or state is client else Router(state, client, HOT_CONNECTIONS)
-        self.cluster = isinstance(state, RedisCluster)
-        self.shards = SHARDS if self.cluster else 1
-        self.counters = Counters(self.state, self.shards)
-        self.rates = RateLimiter(self._exchange, self.counters)
+        self.trips = trips
+        self.state: Any = trips.state
+        self._exchange = trips.exchange
+        self._ride = ride
         self._wait = ("WAIT", replica_acks, replica_wait_ms) if replica_acks > 0 else None
-        self._commit = self.state.register_script(COMMIT_SHARDED if self.cluster else COMMIT)
+        self._commit = self.state.register_script(COMMIT_SHARDED if trips.cluster else COMMIT)
         # The commit that also publishes its notices to the players' feeds (one Redis only).
-        self._commit_publishing = self.state.register_script(COMMIT_PUBLISHING)
+        self._publisher = publisher
+        self._commit_publishing = (
+            None
+            if publisher is None
+            else self.state.register_script(commit_publishing(publisher.publish_function))
+        )
         self._claim = self.state.register_script(CLAIM)
         self._archive = self.state.register_script(ARCHIVE)
         self._release = self.state.register_script(RELEASE)
-        self.due = DueIndex(client)
-        self.lobby = LobbyIndex(client)
-        # Invitation codes' hashes, beside each match and outside its commits.
-        self.invitations = Invitations(self.state, _key)
-        self.outbox = Outbox(self.state, client, _key)
-        # Its publish rides the hot path's own connections (one round trip for every player a
-        # commit's notices name), like the match's load and commit.
-        self.feeds = Feeds(self.state, self._exchange, self.rates)
-        # A change of a player's tokens wakes its waiting feeds, which then re-check theirs.
-        self.apps = Apps(self.state, wake=self.feeds.wake)
-        self.players = Players(self.state, wake=self.feeds.wake)
-        self.leaderboards = Leaderboards(self.state)
-        # An app's webhook endpoints, with each process's copy of the types they want for
-        # webhooks_ttl seconds; their deliveries, with the index of pending ones on the queue Redis.
-        self.webhooks = Webhooks(self.state, webhooks_ttl)
-        self.deliveries = Deliveries(self.state, client)
-        self._idle: list[Any] = []  # raw connections, as _reply reads them
-        self._idle_pid = os.getpid()
-        # At most this many round trips in flight at once (more wait their turn): under gevent
-        # a move seen by 1,000 waiters wakes 1,000 greenlets that each load the match.
-        self._hot = threading.BoundedSemaphore(HOT_CONNECTIONS)
-
-    def hub(self) -> Hub | ClusterHub:
-        """The process's waiters' subscription(s): on the match state's Redis (where commits
-        publish), one per master on a cluster; waiter counts go to the queue Redis."""
-        if self.cluster:
-            return ClusterHub(self.state, self.redis)
-        return Hub(self.state, self.redis)
-
-    def open_waiters(self) -> dict[str, int]:
-        """Open waiters of every live API process, by kind (reported to the queue Redis)."""
-        return open_waiters(self.redis)
-
-    def quotas(self, ttl: int) -> Quotas:
-        """Live matches per owner (service/identity/quotas.py), kept beside the matches."""
-        return Quotas(self.state, ttl)
-
-    def ping(self) -> None:
-        """Raise unless both the queue Redis and the match state answer (/readyz)."""
-        self.redis.ping()
-        if self.state is not self.redis:
-            self.state.ping()
-
-    # --- the hot path: pooled connections, used directly -------------------
-    # Every request loads a match and every move commits one. Through redis-py's client a
-    # command also passes the pool, the retry wrapper and (since redis-py 8) the
-    # observability hooks: 87 us of CPU for an HMGET against 48 us on the connection itself,
-    # 143 against 63 us for the rate count and load (bench/api.py's machine). So these two
-    # calls take a connection from a free list of their own for the round trip and talk to
-    # it directly. Not one per thread: under gevent every request is a greenlet of its own,
-    # and a connection per greenlet would be a new connection per request; with the list
-    # there are as many as round trips in flight at once (at most HOT_CONNECTIONS), however
-    # many requests wait.
-    def _take(self) -> Any:
-        self._hot.acquire()
-        if self._idle_pid != os.getpid():  # never share a socket across a fork
-            self._idle, self._idle_pid = [], os.getpid()
-        try:
-            return self._idle.pop()
-        except IndexError:
-            pool = self.state.connection_pool
-            return pool.connection_class(**pool.connection_kwargs)
-        except BaseException:
-            self._hot.release()
-            raise
-
-    def _give(self, conn: Any) -> None:
-        self._idle.append(conn)
-        self._hot.release()
-
-    def _roundtrip(self, commands: list[tuple[Any, ...]], retry: bool) -> list[Any]:
-        """Send `commands` in one write and read their replies; a failed read drops the
-        connection (replies left unread would answer the next call)."""
-        conn = self._take()
-        try:
-            # Past redis-py's client, so past its instrumentation: a span of our own.
-            with tracing.redis_span(commands):
-                return self._send(conn, commands, retry)
-        finally:
-            self._give(conn)  # a dropped one reconnects on its next use
-
-    @staticmethod
-    def _send(conn: Any, commands: list[tuple[Any, ...]], retry: bool) -> list[Any]:
-        try:
-            conn.send_packed_command(pack_commands(commands))
-            replies = [_reply(conn) for _ in commands]
-        except (redis.ConnectionError, redis.TimeoutError):
-            conn.disconnect()
-            if not retry:
-                raise
-            # A read (or a rate count, where counting twice is harmless) is safe to repeat once
-            # on a fresh connection (Redis restarted, idle connection closed); a commit is not,
-            # since it may have been applied: commit() finds out by its write id.
-            return Store._send(conn, commands, retry=False)
-        except BaseException:
-            conn.disconnect()
-            raise
-        # Every reply is read before an error one is raised: replies left unread would answer
-        # the connection's next round trip.
-        error = next((r for r in replies if isinstance(r, redis.ResponseError)), None)
-        if error is not None:
-            raise error
-        return replies
-
-    def _exchange(self, groups: list[Group], retry: bool) -> list[list[Any]]:
-        """Each group's replies, all in one round trip: on one Redis a single write on one
-        connection; on a cluster one write per node that owns a group's key."""
-        if self.router is not None:
-            return self.router.roundtrip(groups, retry)
-        replies = self._roundtrip([c for _, commands in groups for c in commands], retry)
-        out, at = [], 0
-        for _, commands in groups:
-            out.append(replies[at : at + len(commands)])
-            at += len(commands)
-        return out
+        self._rewrite_over = self.state.register_script(REWRITE_OVER)
+        self._replace = self.state.register_script(REPLACE)
 
     def load(
         self, match_id: str, events_after: int | None = None, also: Group | None = None
     ) -> Loaded | None:
-        """The match as stored (None when there is none), with the request's pending rate count
-        in the same round trip; with `events_after`, also the events after that seq; with
-        `also`, that group of reads too (its replies in `Loaded.also`)."""
-        key = _key(match_id, "match")
+        """The match as stored (None when there is none), with the request's deferred rate count
+        (the limiter's ride, settled here) in the same round trip; with `events_after`, also
+        the events after that seq; with `also`, that group of reads too (its replies in
+        `Loaded.also`)."""
+        key = match_key(match_id, "match")
         reads: list[tuple[Any, ...]] = [("HMGET", key, "v", "n", "data")]
         if events_after is not None:
             # The tenures after the events: they are at least as new as any event read.
             reads += [
-                ("LRANGE", _key(match_id, "events"), *_range(events_after, READ_EVENTS)),
+                ("LRANGE", match_key(match_id, "events"), *_range(events_after, READ_EVENTS)),
                 ("HMGET", key, "z", "t"),
             ]
-        pending = self.rates.take_pending()
-        extra = [] if also is None else [also]
-        if pending is None and also is None:
+        ride = None if self._ride is None else self._ride()
+        if ride is None and also is None:
             (replies,) = self._exchange([(key, reads)], retry=True)
             return _loaded(replies, events_after)
-        counts = [] if pending is None else self.rates.groups(pending)
+        counts = [] if ride is None else ride.groups
+        extra = [] if also is None else [also]
         *counted, replies = self._exchange([*counts, *extra, (key, reads)], retry=True)
         loaded = _loaded(replies, events_after)
         if also is not None:
             also_replies = counted.pop()
             if loaded is not None:
                 loaded.also = also_replies
-        if pending is None:
-            return loaded
-        self.rates.settle(pending, [int(c[0]) for c in counted], loaded.record if loaded else None)
+        if ride is not None:
+            ride.enforce(counted, loaded.record if loaded else None)
         return loaded
 
     def commit(
@@ -361,7 +231,7 @@ class Store:
         ]
         keys, args, script = self._commit_call(match_id, bool(outbox), idem_key, args, notices)
         pre = _index_entries(match_id, new_version, due, relay_at) if due is not None or outbox else []
-        if pre and self.router is not None:
+        if pre and self.trips.router is not None:
             # The indexes are on the queue Redis, another server: they must hold the entries before
             # the commit can happen (a queue Redis that is away fails the move, not the match).
             self._exchange(pre, retry=True)
@@ -388,12 +258,13 @@ class Store:
         # if every key it names exists on one side (else TRYAGAIN), and an unused placeholder
         # never does.
         keys = [
-            _key(match_id, "match"),
-            _key(match_id, "events"),
-            *([_key(match_id, "outbox")] if outbox else []),
+            match_key(match_id, "match"),
+            match_key(match_id, "events"),
+            *([match_key(match_id, "outbox")] if outbox else []),
             *([idem_key] if idem_key else []),
         ]
-        joined = self.feeds.joined(notices) if notices and self.feeds.joins_commit else None
+        publisher = self._publisher
+        joined = publisher.joined(notices) if notices and publisher is not None else None
         if joined is None:
             return keys, args, self._commit
         # Its keys and arguments after COMMIT's, and COMMIT's counts last (store_scripts.py).
@@ -446,7 +317,7 @@ class Store:
         """Stored events with seq > after (at most `count`, None: all), the match's version
         (None when the match is gone) and its seats' tenures (service/matches/tenure.py) read after them,
         in one round trip on the hot path's connections: every woken waiter makes this read."""
-        events, match = _key(match_id, "events"), _key(match_id, "match")
+        events, match = match_key(match_id, "events"), match_key(match_id, "match")
         read = [("LRANGE", events, *_range(after, count)), ("HMGET", match, "z", "v", "t")]
         ((raw, (archived, version, tenures)),) = self._exchange([(match, read)], retry=True)
         return _events(raw, archived, after, count), None if version is None else int(version), tenures
@@ -460,18 +331,18 @@ class Store:
         on a finished match.
         """
         raw, folded = (
-            self.state.lrange(_key(match_id, "events"), 0, -1),
-            self.state.hget(_key(match_id, "match"), "z"),
+            self.state.lrange(match_key(match_id, "events"), 0, -1),
+            self.state.hget(match_key(match_id, "match"), "z"),
         )
         # A change after the end (a rematch's event) adds to what was folded before.
         earlier = zlib.decompress(folded)[1:-1] if folded else b""
         blob = zlib.compress(b"[" + b",".join([earlier, *raw] if earlier else raw) + b"]", 6)
-        keys = [_key(match_id, "match"), _key(match_id, "events")]
+        keys = [match_key(match_id, "match"), match_key(match_id, "events")]
         return bool(self._archive(keys=keys, args=[version, blob]))
 
     # --- idempotency -------------------------------------------------------
     def idempotency_key(self, match_id: str, seat: int, key: str) -> str:
-        return _key(match_id, f"idem:{seat}:{key}")
+        return match_key(match_id, f"idem:{seat}:{key}")
 
     def claim_idempotency(self, full_key: str, ttl: int = 60) -> str | None:
         """Claim the key for a request now running; return the stored value if already there."""
@@ -483,9 +354,35 @@ class Store:
         happen (its answer, written by the same script, is there instead of the claim)."""
         self._release(keys=[full_key], args=[IN_PROGRESS])
 
+    # --- a match that is over, rewritten in place (a player's erasure) -----
+    def read_over(self, match_id: str) -> tuple[bytes | None, bytes | None]:
+        """A match's record and archived events as stored (None for a match that is gone, or
+        whose events are not archived)."""
+        data, archived = self.state.hmget(match_key(match_id, "match"), "data", "z")
+        return data, archived
+
+    def rewrite_over(
+        self, match_id: str, read: tuple[bytes, bytes | None], record: bytes, archive: bytes
+    ) -> bool:
+        """Store `record` and (unless b"") `archive` in place of what `read_over` read, the
+        version unchanged: a match that is over never moves again, its history replays to that
+        version. False, with nothing written, when the record or the archive changed since."""
+        data, archived = read
+        args = [_sha1(data), _sha1(archived) if archived else "", record or data, archive]
+        return bool(self._rewrite_over(keys=[match_key(match_id, "match")], args=args))
+
+    def items(self, match_id: str, part: str) -> list[bytes]:
+        """The items of a match's list (`events`, `outbox`) as stored."""
+        return list(self.state.lrange(match_key(match_id, part), 0, -1))
+
+    def replace_items(self, match_id: str, part: str, pairs: list[Any]) -> int:
+        """Replace items of a match's list where they stand: `pairs` of an item as stored and
+        what replaces it (an item changed or gone since is left). How many were."""
+        return int(self._replace(keys=[match_key(match_id, part)], args=pairs))
+
     def memory_usage(self, match_id: str) -> int:
         """Bytes Redis spends on a match's state and events (bench/api.py reports it)."""
         total = 0
         for part in ("match", "events"):
-            total += self.state.memory_usage(_key(match_id, part), samples=0) or 0
+            total += self.state.memory_usage(match_key(match_id, part), samples=0) or 0
         return total

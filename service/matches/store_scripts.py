@@ -1,8 +1,6 @@
 """The Lua scripts of service/matches/store.py: each runs on the match's own Redis (Cluster) slot, so it
 may read and write every key of the match atomically."""
 
-from service.notify.feeds import PUBLISH_FUNCTION
-
 # KEYS[1] match hash (fields v = version, n = events stored, data = record JSON)
 # KEYS[2] events list, KEYS[3] outbox list (only when ARGV[10] is not '0'), and last the
 # idempotency key (only when ARGV[6] is not '')
@@ -50,12 +48,7 @@ COMMIT_SHARDED = COMMIT.replace("'PUBLISH'", "'SPUBLISH'")
 # expiry, COMMIT's count of keys and of arguments. Returns what COMMIT does. A feed that cannot
 # be written (a key of the wrong type) leaves the commit written and answered: its notices wait
 # in the outbox for the relay, as when the committer could not publish them.
-COMMIT_PUBLISHING = (
-    "local function commit(KEYS, ARGV)\n"
-    + COMMIT
-    + "end\n"
-    + PUBLISH_FUNCTION
-    + """
+PUBLISH_ALL = """
 local n = #ARGV
 local nk, na = tonumber(ARGV[n - 1]), tonumber(ARGV[n])
 local ck, ca = {}, {}
@@ -71,7 +64,13 @@ for k = nk + 1, #KEYS, 3 do
 end
 return 1
 """
-)
+
+
+def commit_publishing(publish_function: str) -> str:
+    """The commit that publishes its notices: `publish_function` is the feed's Lua `publish`
+    (handed to the store by the composition root, as matches never import notify)."""
+    return "local function commit(KEYS, ARGV)\n" + COMMIT + "end\n" + publish_function + PUBLISH_ALL
+
 
 # KEYS[1] idempotency key. ARGV[1] marker for a request in progress, ARGV[2] its expiry.
 # Returns nil when the key was free (now claimed), else the stored value.
@@ -99,12 +98,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-# KEYS[1] the due index. ARGV[1] match id, ARGV[2] the score the sweeper read, ARGV[3] the
-# new score ('' removes the entry). Changes nothing if a commit moved the score meanwhile.
-RESCHEDULE = """
-local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not cur or tonumber(cur) ~= tonumber(ARGV[2]) then return 0 end
-if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
-else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+# KEYS[1] the match hash of a match that is over. ARGV[1] the SHA-1 of its record as read,
+# ARGV[2] that of its archived events ('' when there were none), ARGV[3] the record to store,
+# ARGV[4] the archive to store ('' to keep it). The version stays. Returns 0, writing nothing,
+# when the record or the archive changed since the read.
+REWRITE_OVER = """
+local data = redis.call('HGET', KEYS[1], 'data')
+if not data or redis.sha1hex(data) ~= ARGV[1] then return 0 end
+local z = redis.call('HGET', KEYS[1], 'z')
+if (z and redis.sha1hex(z) or '') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'data', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'z', ARGV[4]) end
 return 1
 """

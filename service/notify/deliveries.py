@@ -31,6 +31,7 @@ import time
 from typing import Any, Protocol
 
 from service import errors
+from service.identity import tombstones
 from service.notify.delivery_record import (
     Delivery,
     as_text,
@@ -155,6 +156,11 @@ class Deliveries:
         self._finish = state.register_script(_FINISH)
         self._retry = state.register_script(_RETRY)
         self._manual = state.register_script(_MANUAL)
+
+    def redacted(self, app_id: str, notices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`notices` (or delivery bodies) without the external ids of the app's players erased
+        since they were made (service/identity/tombstones.py): what a delivery may send."""
+        return tombstones.redact(self.state, app_id, notices)
 
     def create(
         self,

@@ -10,27 +10,29 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from service.identity.apps import app_key
+
 STATUSES = ("pending", "delivered", "failed")
 DELIVERY_ID = re.compile(r"dl_[0-9a-f]{24}")
 
 
 def record_key(app_id: str, delivery_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:delivery:{delivery_id}"
+    return f"{app_key(app_id)}:delivery:{delivery_id}"
 
 
 def list_key(app_id: str, endpoint_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:deliveries:{endpoint_id}"
+    return f"{app_key(app_id)}:deliveries:{endpoint_id}"
 
 
 def pending_key(app_id: str) -> str:
     """The app's pending deliveries, scored by when each became pending (its creation or its
     manual retry): what CARDTABLE_WEBHOOK_PENDING bounds."""
-    return f"ct:{{app:{app_id}}}:deliveries:pending"
+    return f"{app_key(app_id)}:deliveries:pending"
 
 
 def manual_key(app_id: str) -> str:
     """The times of the app's tests and manual retries in the last MANUAL_WINDOW seconds."""
-    return f"ct:{{app:{app_id}}}:deliveries:manual"
+    return f"{app_key(app_id)}:deliveries:manual"
 
 
 def delivery_id_for(endpoint_id: str, message_id: str) -> str:

@@ -31,9 +31,10 @@ from redis.cluster import RedisCluster
 from service import codec
 from service.identity import tombstones
 from service.identity.players import player_key
+from service.infra.lists import REPLACE
 from service.infra.rate_limit import RateLimiter
 
-# The store's round trip on its own connections (service/matches/store.py, `Store._exchange`): groups
+# The hot path's round trip on its own connections (service/infra/roundtrips.py): groups
 # of commands by the key whose node takes them, and whether a dropped read may be repeated.
 Exchange = Callable[[list[tuple[Any, list[tuple[Any, ...]]]], bool], list[list[Any]]]
 
@@ -63,7 +64,8 @@ def feed_channel(player_id: str) -> str:
 # set), the feed's length and expiry, its channel, and `argv[first..last]`: pairs of a notice id
 # and its entry as a JSON object without `seq` (the function puts the seq first). Returns the
 # last seq, or -1 when the player is gone (erased, or never was: nothing is written for it).
-# Shared by the publish script and the commit's (`COMMIT_PUBLISHING`, service/matches/store_scripts.py).
+# Shared by the publish script and the commit's (`commit_publishing`, service/matches/store_scripts.py,
+# which gets it from `Feeds.publish_function`: matches never import notify).
 PUBLISH_FUNCTION = """
 local function publish(hash, feed, ids, length, ttl, channel, argv, first, last)
   if redis.call('EXISTS', hash) == 0 then return -1 end
@@ -121,6 +123,10 @@ def _sharded(script: str) -> str:
 class Feeds:
     """The players' feeds, on the match state's Redis (beside the players)."""
 
+    # The Lua function the commit's script embeds to publish a commit's notices itself (one
+    # Redis only: `joins_commit`), handed to the store as its `CommitPublisher`.
+    publish_function = PUBLISH_FUNCTION
+
     def __init__(self, client: Any, exchange: Exchange | None = None, rates: RateLimiter | None = None):
         self.client = client
         # A long-poll's request count rides in its first read (`read`), as a match call's
@@ -134,6 +140,7 @@ class Feeds:
         self.joins_commit = not self.cluster
         self._publish = client.register_script(_sharded(PUBLISH) if self.cluster else PUBLISH)
         self._since = client.register_script(SINCE)
+        self._replace = client.register_script(REPLACE)
         self._exchange = exchange
 
     @staticmethod
@@ -145,7 +152,7 @@ class Feeds:
     @staticmethod
     def joined(notices: list[dict[str, Any]]) -> tuple[list[str], list[Any]] | None:
         """What the commit's script needs to publish `notices` to the feeds of the players they
-        name (`COMMIT_PUBLISHING`, service/matches/store_scripts.py): three keys a player, and a player's
+        name (`commit_publishing`, service/matches/store_scripts.py): three keys a player, and a player's
         channel, its count of notices and their pairs, then the feeds' length and expiry. None
         when they name nobody."""
         mine = _by_player(notices)
@@ -223,8 +230,8 @@ class Feeds:
         makes one), with the request's deferred rate count in the same round trip."""
         if self._exchange is None:
             return list(self._since(keys=keys, args=args))
-        pending = self._rates.take_pending() if self._rates is not None else None
-        counts = self._rates.groups(pending) if pending is not None and self._rates is not None else []
+        ride = self._rates.ride() if self._rates is not None else None
+        counts = [] if ride is None else ride.groups
         try:
             *counted, (answer,) = self._exchange(
                 [*counts, (keys[0], [("EVALSHA", self._since.sha, len(keys), *keys, *args)])], True
@@ -232,8 +239,8 @@ class Feeds:
         except redis.exceptions.NoScriptError:
             # Redis lost its scripts: redis-py's call loads it again (the count was made).
             return list(self._since(keys=keys, args=args))
-        if pending is not None and self._rates is not None:
-            self._rates.settle(pending, [int(c[0]) for c in counted], None)
+        if ride is not None:
+            ride.enforce(counted, None)
         return list(answer)
 
     def _redacted(self, player_id: str, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -254,6 +261,15 @@ class Feeds:
             self.client.spublish(feed_channel(player_id), TOKENS_CHANGED)
         else:
             self.client.publish(feed_channel(player_id), TOKENS_CHANGED)
+
+    def entries(self, player_id: str) -> list[bytes]:
+        """The feed's entries as stored (an erasure rewrites those naming the erased player)."""
+        return list(self.client.lrange(feed_key(player_id), 0, -1))
+
+    def replace_entries(self, player_id: str, pairs: list[Any]) -> None:
+        """Replace entries where they stand: `pairs` of an entry as stored and what replaces it
+        (its `seq` first, as the publish script stores it)."""
+        self._replace(keys=[feed_key(player_id)], args=pairs)
 
     def keys(self, player_id: str) -> list[str]:
         """The feed's keys (the seq lives in the player's hash), for the player's erasure."""

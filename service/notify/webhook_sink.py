@@ -17,7 +17,8 @@ from rq.job import Job
 
 from service.infra.jobqueue import JobQueue, fan_out_job_id
 from service.matches.repository import NoticeSink
-from service.matches.store import Store
+from service.notify.deliveries import Deliveries
+from service.notify.webhooks import Webhooks
 
 # What a delivery needs of a notice: the players' internal ids stay behind.
 KEPT = ("id", "app", "type", "timestamp", "data")
@@ -28,20 +29,20 @@ def version_of(match_id: str, notice: dict[str, Any]) -> int:
     return int(notice["id"].removeprefix(f"{match_id}-").split("-", 1)[0])
 
 
-def webhook_sink(store: Store, queue: JobQueue) -> NoticeSink:
+def webhook_sink(webhooks: Webhooks, deliveries: Deliveries, queue: JobQueue) -> NoticeSink:
     """The sink `build_service` adds to the repository's notice sinks."""
 
     def sink(match_id: str, notices: list[dict[str, Any]], relayed: bool) -> None:
         wanted = [
             {k: n[k] for k in KEPT}
             for n in notices
-            if n.get("app") and n["type"] in store.webhooks.wanted(n["app"])
+            if n.get("app") and n["type"] in webhooks.wanted(n["app"])
         ]
         if not wanted:
             return
         version = version_of(match_id, wanted[0])
         job_key = Job.key_for(fan_out_job_id(match_id, version))
-        if relayed and store.deliveries.fanned_or_queued(match_id, version, job_key):
+        if relayed and deliveries.fanned_or_queued(match_id, version, job_key):
             return
         queue.enqueue_fan_out(match_id, version, wanted)
 

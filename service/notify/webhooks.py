@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from service import errors
+from service.identity.apps import app_key
 from service.matches.notices import TYPES
 
 # The notice types an endpoint may ask for: every notice a match makes (service/matches/notices.py).
@@ -69,7 +70,7 @@ return 1
 
 
 def endpoints_key(app_id: str) -> str:
-    return f"ct:{{app:{app_id}}}:webhooks"
+    return f"{app_key(app_id)}:webhooks"
 
 
 def new_secret() -> str:

@@ -34,7 +34,6 @@ do the bodies and stored answers of the deliveries the app's endpoints list.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import zlib
@@ -43,48 +42,21 @@ from typing import Any, cast
 from engines.registry import GAMES
 from service import codec, errors
 from service.identity import tombstones
-from service.identity.players import Player, directory_key, player_key
+from service.identity.players import Player
+from service.identity.tombstones import Tombstones
+from service.matches.app_index import joined_key
 from service.matches.app_matches import player_match_ids
-from service.matches.listings import joined_key
 from service.matches.match import Match
 from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
 from service.matches.store import Store
+from service.notify.deliveries import Deliveries
 from service.notify.delivery_record import body_of, record_key
-from service.notify.feeds import feed_key
+from service.notify.feeds import Feeds
+from service.notify.webhooks import Webhooks
 
 ERASED_NAME = "Erased player"
 NAMED_EVENTS = ("join", "claim")  # the events that carry a seat's name (service/matches/seats.py)
-
-# KEYS[1] a list (a match's events or outbox). ARGV: pairs of an item as stored and what
-# replaces it. Each item found is replaced where it stands; returns how many were.
-REPLACE = """
-local wanted = {}
-for i = 1, #ARGV, 2 do wanted[ARGV[i]] = ARGV[i + 1] end
-local n = 0
-for i, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local new = wanted[item]
-  if new then
-    redis.call('LSET', KEYS[1], i - 1, new)
-    n = n + 1
-  end
-end
-return n
-"""
-
-# KEYS[1] the match hash of a match that is over. ARGV[1] the SHA-1 of its record as read,
-# ARGV[2] that of its archived events ('' when there were none), ARGV[3] the record to store,
-# ARGV[4] the archive to store ('' to keep it). The version stays. Returns 0, writing nothing,
-# when the record or the archive changed since the read.
-REWRITE_OVER = """
-local data = redis.call('HGET', KEYS[1], 'data')
-if not data or redis.sha1hex(data) ~= ARGV[1] then return 0 end
-local z = redis.call('HGET', KEYS[1], 'z')
-if (z and redis.sha1hex(z) or '') ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'data', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'z', ARGV[4]) end
-return 1
-"""
 
 # KEYS[1] a delivery record. ARGV: triples of a field, its value as read and what replaces it;
 # a field changed meanwhile (an attempt's answer) is left, and so is a record gone.
@@ -98,74 +70,65 @@ end
 return 1
 """
 
-# KEYS[1] an app's directory of players. ARGV[1] an external id, ARGV[2] the player id it must
-# still name: a player made again meanwhile keeps its entry.
-FORGET = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0
-"""
-
-
-def match_key(match_id: str, part: str) -> str:
-    """A key of a match, as service/matches/store.py names them (all under the match's hash tag)."""
-    return f"ct:{{m:{match_id}}}:{part}"
-
 
 class _Unchanged(Exception):
     """The live path's change found nothing to scrub (or a match that is over): no commit."""
 
 
 class Erasure:
-    def __init__(self, repo: MatchRepository):
+    """Erasing a player from the matches of `repo` (its store and players), the players'
+    `feeds` and the app's `webhooks` and `deliveries`, behind `tombstones` (all handed over by
+    service/bootstrap.py). `client` is the state Redis, for the one write left of its own: a
+    delivery record's fields rewritten in place (docs/architecture.md, "What remains")."""
+
+    def __init__(
+        self,
+        repo: MatchRepository,
+        tombstones: Tombstones,
+        notify: tuple[Feeds, Webhooks, Deliveries],
+        client: Any,
+    ):
         self.repo = repo
         self.store: Store = repo.store
-        self.client: Any = repo.store.state
-        self._replace = self.client.register_script(REPLACE)
-        self._rewrite_over = self.client.register_script(REWRITE_OVER)
-        self._forget = self.client.register_script(FORGET)
-        self._rewrite_fields = self.client.register_script(REWRITE_FIELDS)
+        self.players = repo.players
+        self.tombstones = tombstones
+        self.feeds, self.webhooks, self.deliveries = notify
+        self._rewrite_fields = client.register_script(REWRITE_FIELDS)
 
     def erase(self, app_id: str, external: str) -> dict[str, Any] | None:
         """Erase the app's player `external`; what was erased, or None when there is no such
         player. Every step may run again: a request that failed half way is sent again."""
-        raw_id = self.client.hget(directory_key(app_id), external)
-        if raw_id is None:
+        player_id = self.players.id_of(app_id, external)
+        if player_id is None:
             return None
-        player_id = raw_id.decode()
         # First of all: a rating or notice handed on from here on leaves the player out.
-        tombstones.begin(self.client, app_id, player_id, external)
-        player = self.store.players.get(player_id)
+        self.tombstones.begin(app_id, player_id, external)
+        player = self.players.get(player_id)
         matches = 0
         if player is not None:
             # Its tokens next: from here on nothing acts as the player, and its open feeds end.
-            self.client.hset(player_key(player_id), "tokens", "[]")
-            self.store.feeds.wake(player_id)
-            ids = player_match_ids(self.store, player_id)
+            self.players.end_tokens(player_id)
+            self.feeds.wake(player_id)
+            ids = player_match_ids(self.players, player_id)
             names, others = self._survey(player, ids)
             matches = sum(self.scrub_match(match_id, player_id, external, names) for match_id in ids)
             for other in others:
                 self._scrub_feed(other, external)
         self._scrub_deliveries(app_id, external)
-        boards = self.store.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
-        key = player_key(player_id)
+        boards = self.repo.leaderboards.remove_everywhere(app_id, player_id, sorted(GAMES))
         # With the player's hash goes its feed (the feed's script writes nothing for a player
         # whose hash is gone, so a notice handed on later does not bring it back).
-        self.client.delete(
-            key,
-            *self.store.players.erasure_keys(player_id),
-            joined_key(player_id),
-            *self.store.feeds.keys(player_id),
-        )
+        self.players.delete(player_id, [joined_key(player_id), *self.feeds.keys(player_id)])
         # Before its external id is free again: a new player of that id is named in notices.
-        tombstones.end(self.client, app_id, external)
-        self._forget(keys=[directory_key(app_id)], args=[external, player_id])
+        self.tombstones.end(app_id, external)
+        self.players.free_external(app_id, external, player_id)
         return {"player": external, "matches": matches, "leaderboards": boards}
 
     def _survey(self, player: Player, ids: list[str]) -> tuple[set[str], set[str]]:
         """Every name the player shows in its matches (every name it had, those it joined
         with, and its seats': the name it had when it sat down, or the one it joined with),
         and the other players of its app seated in them, whose feeds got notices naming it."""
-        names = {player.name, *self.store.players.names_of(player.id)}
+        names = {player.name, *self.players.names_of(player.id)}
         others: set[str] = set()
         for match_id in ids:
             match = self.repo.find(match_id)
@@ -217,14 +180,13 @@ class Erasure:
         """The events (in their list, or archived) and, once the match is over, its seats
         rewritten in place. Whether that is done (not when the match changed meanwhile: read
         it again), and whether anything changed."""
-        key = match_key(match_id, "match")
-        data, archived = self.client.hmget(key, "data", "z")
+        data, archived = self.store.read_over(match_id)
         if data is None:
             return True, False  # expired
         match = Match(match_id, codec.loads(data))
         record = match.record
         protected = {s["seat"] for s in record["seats"] if s.get("player") not in (None, player_id)}
-        listed = self._scrub_list(match_key(match_id, "events"), bound, protected, names)
+        listed = self._scrub_list(match_id, bound, protected, names)
         if listed and match.over() and archived is None:
             # A match that just ended has its list folded into its archive right after the
             # commit (Store.archive): read again, so a fold of the list as it was before is seen.
@@ -240,29 +202,25 @@ class Erasure:
                 new_archive = zlib.compress(codec.dumps(events), 6)
         if not new_record and not new_archive:
             return True, listed
-        written = self._rewrite_over(
-            keys=[key],
-            args=[_sha1(data), _sha1(archived) if archived else "", new_record or data, new_archive],
-        )
-        return bool(written), listed or bool(written)
+        written = self.store.rewrite_over(match_id, (data, archived), new_record, new_archive)
+        return written, listed or written
 
-    def _scrub_list(self, key: str, bound: int | None, protected: set[int], names: set[str]) -> bool:
-        raw = self.client.lrange(key, 0, -1)
+    def _scrub_list(self, match_id: str, bound: int | None, protected: set[int], names: set[str]) -> bool:
+        raw = self.store.items(match_id, "events")
         events = [codec.loads(r) for r in raw]
         changed = scrub_events(events, bound, protected, names)
         if not changed:
             return False
         pairs = [part for i in sorted(changed) for part in (raw[i], codec.dumps(events[i]))]
-        self._replace(keys=[key], args=pairs)
+        self.store.replace_items(match_id, "events", pairs)
         return True
 
     def _scrub_outbox(self, match_id: str, player_id: str, external: str) -> bool:
         """What the match's outbox still holds (its committer died before handing it on, or
         the relay has not removed it yet) forgets the player: a rated match's ratings effect,
         a lists effect, and its notices (tombstones.py redacts those the relay read before this)."""
-        key = match_key(match_id, "outbox")
         pairs: list[Any] = []
-        for raw in self.client.lrange(key, 0, -1):
+        for raw in self.store.items(match_id, "outbox"):
             effect = codec.loads(raw)
             if effect.get("kind") == "ratings" and player_id in effect.get("players", {}):
                 del effect["players"][player_id]
@@ -278,28 +236,27 @@ class Erasure:
                 continue
             pairs += [raw, encode_effect(effect)]
         if pairs:
-            self._replace(keys=[key], args=pairs)
+            self.store.replace_items(match_id, "outbox", pairs)
         return bool(pairs)
 
     def _scrub_feed(self, player_id: str, external: str) -> None:
         """Another player's feed keeps no notice naming the erased player (those a feed got
         while its player sat elsewhere are redacted as they are read: service/identity/tombstones.py)."""
-        key = feed_key(player_id)
         pairs: list[Any] = []
-        for raw in self.client.lrange(key, 0, -1):
+        for raw in self.feeds.entries(player_id):
             entry = codec.loads(raw)
             if _names_it(entry, external):
                 # The entry as the feed's script stores it: `seq` first, then the rest.
                 pairs += [raw, codec.dumps(tombstones.without(entry, {external: math.inf}))]
         if pairs:
-            self._replace(keys=[key], args=pairs)
+            self.feeds.replace_entries(player_id, pairs)
 
     def _scrub_deliveries(self, app_id: str, external: str) -> None:
         """The app's webhook deliveries its endpoints list: their bodies (sent again by a
         retry) name the player no more, nor do the answers stored from the app's endpoints.
         One a pending delivery no longer listed is redacted as it is sent (workers/webhooks.py)."""
-        for endpoint in self.store.webhooks.list(app_id):
-            for delivery in self.store.deliveries.listed(app_id, endpoint.id):
+        for endpoint in self.webhooks.list(app_id):
+            for delivery in self.deliveries.listed(app_id, endpoint.id):
                 body = json.loads(delivery.payload)
                 changes: list[str] = []
                 if _names_it(body, external):
@@ -339,7 +296,3 @@ def scrub_events(
 
 def _names_it(notice: dict[str, Any], external: str) -> bool:
     return external in tombstones.named(notice["data"])
-
-
-def _sha1(raw: bytes) -> str:
-    return hashlib.sha1(raw).hexdigest()

@@ -33,6 +33,7 @@ import requests
 from engines.base import redact_event
 from service.identity.apps import Apps
 from service.infra.embedded import REDIS_URL_FILE
+from service.infra.roundtrips import RoundTrips
 from service.matches.store import Store
 from tests.api_helpers import CARD_RE
 from tests.serve_helpers import cardtable_serve
@@ -369,7 +370,9 @@ def served(tmp_path_factory):
 def test_random_calls_never_show_a_seat_a_card_it_may_not_see_and_every_match_ends_when_left(served):
     base, client = served
     _, key = Apps(client).create("chaos")
-    chaos = Chaos(base, Store(client), key, random.Random(int(os.environ.get("CARDTABLE_CHAOS_SEED", "39"))))
+    chaos = Chaos(
+        base, Store(RoundTrips(client)), key, random.Random(int(os.environ.get("CARDTABLE_CHAOS_SEED", "39")))
+    )
     for _ in range(3):
         chaos.new_player()
     deadline = time.monotonic() + SECONDS

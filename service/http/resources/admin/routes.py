@@ -21,7 +21,6 @@ from service.http.resources.admin.schemas import (
 )
 from service.http.resources.matches.schemas import ViewSchema
 from service.matches import app_matches
-from service.privacy.erasure import Erasure
 
 blp = Blueprint(
     "admin", __name__, url_prefix="/v1", description="An app's matches and its players' data (the app's key)"
@@ -112,7 +111,7 @@ class ErasePlayer(MethodView):
         app = current_caller().require_app()
         if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
             raise errors.NotFound(f"no player {external_id!r} in this app")
-        erased = Erasure(service().repo).erase(app.id, external_id)
+        erased = service().erasure.erase(app.id, external_id)
         if erased is None:
             raise errors.NotFound(f"no player {external_id!r} in this app")
         return erased

@@ -49,8 +49,8 @@ class Ready(MethodView):
         svc = current_app.extensions["cardtable"]
 
         try:
-            svc.store.ping()
-            len(svc.queue.queue)
+            svc.trips.ping()
+            svc.rq.ping()
         except Exception as e:  # any failure to reach Redis means not ready
             raise ApiError(503, "not_ready", f"not ready: {e.__class__.__name__}") from e
         return {"status": "ready"}

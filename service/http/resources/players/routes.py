@@ -32,7 +32,6 @@ from service.http.resources.players.schemas import (
     PutPlayerSchema,
 )
 from service.matches.my_matches import my_matches
-from service.matches.rated import player_ratings
 from service.notify.feed_following import Entries, player_of
 from service.notify.feeds import feed_channel
 
@@ -55,7 +54,7 @@ class PlayerResource(MethodView):
         if not 1 <= len(external_id) <= EXTERNAL_ID_LENGTH:
             raise errors.InvalidRequest("external_id is 1-128 characters", {"external_id": ["bad length"]})
         app = current_caller().require_app()
-        player, token = service().store.players.put(app.id, external_id, body["name"], body.get("metadata"))
+        player, token = service().players.put(app.id, external_id, body["name"], body.get("metadata"))
         return {"player": player.external, "name": player.name, "token": token}
 
     @blp.response(200, AppPlayerSchema, example=examples.PLAYER)
@@ -68,7 +67,7 @@ class PlayerResource(MethodView):
         `ratings` holds a rating per game once a rated match of it has ended.
         """
         player, _ = app_player(external_id)
-        return {**player.public(), "ratings": player_ratings(service().store.state, player.id)}
+        return {**player.public(), "ratings": service().ratings.of(player.id)}
 
 
 @blp.route("/players/<external_id>/token")
@@ -83,7 +82,7 @@ class PlayerTokenResource(MethodView):
         player keeps its seats; its matches answer to the new token at once.
         """
         player, _ = app_player(external_id)
-        token = service().store.players.rotate(player)
+        token = service().players.rotate(player)
         return {"player": player.external, "name": player.name, "token": token}
 
 
@@ -225,6 +224,6 @@ class Leaderboard(MethodView):
             raise errors.InvalidToken("this call needs an app key or a player token")
         if game not in GAMES:
             raise errors.NotFound(f"no game {game!r}")
-        page = service().store.leaderboards.page(app.id, game, query["limit"], query.get("cursor"))
+        page = service().leaderboards.page(app.id, game, query["limit"], query.get("cursor"))
         # Dumped directly, as views are: marshmallow over a page of 100 players was most of its time.
         return Response(codec.dumps(page), mimetype="application/json")

@@ -50,7 +50,7 @@ def _policy() -> UrlPolicy:
 def own_endpoint(webhook_id: str) -> tuple[str, Endpoint]:
     """The app key's app and its endpoint `webhook_id`; 404 for one it does not have."""
     app = current_caller().require_app()
-    endpoint = service().store.webhooks.get(app.id, webhook_id)
+    endpoint = service().webhooks.get(app.id, webhook_id)
     if endpoint is None:
         raise errors.NotFound(f"no webhook endpoint {webhook_id!r} in this app")
     return app.id, endpoint
@@ -68,7 +68,7 @@ def _failing(endpoint: Endpoint) -> frozenset[str]:
 
 
 def _started(app_id: str, delivery_id: str) -> dict[str, Any]:
-    delivery = service().store.deliveries.get(app_id, delivery_id)
+    delivery = service().deliveries.get(app_id, delivery_id)
     assert delivery is not None  # just written
     return delivery.public()
 
@@ -89,7 +89,7 @@ class Webhooks(MethodView):
         """
         app = current_caller().require_app()
         url = _policy().check(body["url"])
-        endpoint = service().store.webhooks.create(app.id, url, body["events"], body.get("description", ""))
+        endpoint = service().webhooks.create(app.id, url, body["events"], body.get("description", ""))
         return {**endpoint.public(), "secret": endpoint.secret}
 
     @blp.response(200, WebhooksSchema, example=examples.WEBHOOKS)
@@ -102,7 +102,7 @@ class Webhooks(MethodView):
         (`manual`, `gone`, `failing`). Secrets are never shown again.
         """
         app = current_caller().require_app()
-        return {"webhooks": [e.public() for e in service().store.webhooks.list(app.id)]}
+        return {"webhooks": [e.public() for e in service().webhooks.list(app.id)]}
 
 
 @blp.route("/webhooks/<webhook_id>")
@@ -132,7 +132,7 @@ class Webhook(MethodView):
         app_id, endpoint = own_endpoint(webhook_id)
         if "url" in body:
             body["url"] = _policy().check(body["url"])
-        return service().store.webhooks.update(app_id, endpoint.id, **body).public()
+        return service().webhooks.update(app_id, endpoint.id, **body).public()
 
     @blp.response(200, DeletedWebhookSchema, example=examples.WEBHOOK_DELETED)
     @declare_errors(blp, 401, 404, 429, 503)
@@ -143,10 +143,10 @@ class Webhook(MethodView):
         Its deliveries still pending stop at their next attempt.
         """
         app_id, endpoint = own_endpoint(webhook_id)
-        store = service().store
-        if not store.webhooks.delete(app_id, endpoint.id):
+        svc = service()
+        if not svc.webhooks.delete(app_id, endpoint.id):
             raise errors.NotFound(f"no webhook endpoint {webhook_id!r} in this app")
-        store.deliveries.drop_endpoint(app_id, endpoint.id)
+        svc.deliveries.drop_endpoint(app_id, endpoint.id)
         return {"id": endpoint.id, "deleted": True}
 
 
@@ -169,16 +169,16 @@ class SendTest(MethodView):
         if not endpoint.enabled:
             raise errors.Conflict(f"webhook endpoint {webhook_id} is disabled ({endpoint.disabled_reason})")
         svc = service()
-        svc.store.deliveries.count_manual(app_id)
+        svc.deliveries.count_manual(app_id)
         notice = example_notice(app_id, body.get("type") or endpoint.events[0])
         (made,) = deliveries.start(
-            svc.store.deliveries,
+            svc.deliveries,
             _jobs(),
             svc.config.SWEEP_GRACE,
             app_id,
             [(endpoint.id, notice)],
             _failing(endpoint),
-            delivery_id=svc.store.deliveries.new_id(),
+            delivery_id=svc.deliveries.new_id(),
             pending_limit=svc.config.WEBHOOK_PENDING,
             refuse=True,
         )
@@ -198,7 +198,7 @@ class Deliveries(MethodView):
         1 KB of the receiver's last answer.
         """
         app_id, endpoint = own_endpoint(webhook_id)
-        return {"deliveries": [d.public() for d in service().store.deliveries.listed(app_id, endpoint.id)]}
+        return {"deliveries": [d.public() for d in service().deliveries.listed(app_id, endpoint.id)]}
 
 
 @blp.route("/webhooks/<webhook_id>/deliveries/<delivery_id>/retry")
@@ -218,14 +218,14 @@ class RetryDelivery(MethodView):
         app_id, endpoint = own_endpoint(webhook_id)
         svc = service()
         known = DELIVERY_ID.fullmatch(delivery_id)
-        delivery = svc.store.deliveries.get(app_id, delivery_id) if known else None
+        delivery = svc.deliveries.get(app_id, delivery_id) if known else None
         if delivery is None or delivery.endpoint != endpoint.id:
             raise errors.NotFound(f"no delivery {delivery_id!r} of webhook endpoint {webhook_id}")
         if not endpoint.enabled:
             raise errors.Conflict(f"webhook endpoint {webhook_id} is disabled ({endpoint.disabled_reason})")
-        svc.store.deliveries.count_manual(app_id)
+        svc.deliveries.count_manual(app_id)
         sent = deliveries.retry(
-            svc.store.deliveries,
+            svc.deliveries,
             _jobs(),
             svc.config.SWEEP_GRACE,
             app_id,
