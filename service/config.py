@@ -35,6 +35,7 @@
 | `CARDTABLE_STREAM_SECONDS` | `300` | seconds one SSE stream lasts (the client resumes with Last-Event-ID) |
 | `CARDTABLE_MAX_WAITS_PER_ADDRESS` | `1000` | long-polls and streams one address holds open per process |
 | `CARDTABLE_CLOCK_SCALE` | `1` | tests, demos: multiplies each turn clock's seconds as its deadline is set |
+| `CARDTABLE_QUICK_BAND_SCALE` | `1` | tests, demos: multiplies the seconds of rated quick play's band |
 | `CARDTABLE_BOT_FLOOR_SCALE` | `1` | tests, demos: multiplies each pro decision's floor (less than 1 is 1) |
 | `CARDTABLE_WEBHOOKS_TTL` | `1` | seconds a process keeps its copy of the event types apps' webhooks want |
 | `CARDTABLE_WEBHOOK_ALLOW_HTTP` | `0` | `1` takes `http://` webhook URLs (tests, local setups only) |
@@ -110,6 +111,10 @@ class Config:
     # A test-and-demo seam: every turn clock's seconds are multiplied by it when its deadline is
     # set (Match.restart_clock), so a test runs a clock of days in seconds. 1 in production.
     CLOCK_SCALE: float = 1.0
+    # A test-and-demo seam: the seconds of rated quick play's band (how long a waiting match
+    # holds out for a close rating: service/matches/lobby_rated.py) are multiplied by it, so a
+    # test sees the band widen in seconds. 1 in production.
+    QUICK_BAND_SCALE: float = 1.0
     # A test-and-demo seam: every pro decision's floor (service/matches/bots.py, PRO_FLOOR) is
     # multiplied by it, so a test holds decisions long enough to kill a worker under them. It
     # only lengthens a floor: a value below 1 counts as 1.

@@ -10,13 +10,15 @@ from __future__ import annotations
 import base64
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from engines.registry import GAMES
 from service import errors
 from service.identity.callers import Caller
+from service.matches import lobby_rated
 from service.matches.lobby_index import parse_member, table_hash
-from service.matches.match import match_options
+from service.matches.match import Match, match_options
 from service.matches.repository import MatchRepository
 from service.matches.seats import Seats
 
@@ -128,11 +130,18 @@ class Lobby:
         client_seed: str | None = None,
         caller: Caller | None = None,
     ) -> dict[str, Any]:
-        """Join the oldest listed waiting match of this table with an open seat, else host a new one."""
+        """Join the oldest listed waiting match of this table with an open seat, else host a new
+        one; rated, a player joins the one of nearest rating within its band (_quick_rated)."""
         game = GAMES[game_id]
         seats = players or game.min_seats
         options = match_options(game, options, seats)
         table = table_hash(options, seats)
+        if options.get("rated") and caller is not None and caller.player is not None:
+            teams = game.teams(seats, options)
+            joined = self._quick_rated(game_id, table, teams, name, client_seed, caller)
+            if joined is not None:
+                return joined
+            return self._host(game_id, options, seats, name, client_seed, caller)
         after = None
         for _ in range(_MAX_SCANNED // _BATCH):
             entries = self.index.oldest(game_id, table, after, _BATCH)
@@ -145,6 +154,18 @@ class Lobby:
                     return joined
             if len(entries) < _BATCH:
                 break
+        return self._host(game_id, options, seats, name, client_seed, caller)
+
+    def _host(
+        self,
+        game_id: str,
+        options: dict[str, Any],
+        seats: int,
+        name: str | None,
+        client_seed: str | None,
+        caller: Caller | None,
+    ) -> dict[str, Any]:
+        """Host a new listed match of the table, the caller in seat 0, every other seat open."""
         body = {
             "game": game_id,
             "options": options,
@@ -159,6 +180,45 @@ class Lobby:
         created = self.seats.create(body, caller, quick=True)
         host = {k: v for k, v in created["seats"][0].items() if k in ("token", "player")}
         return {"id": created["id"], "seat": 0, **host, "version": 0, "created": True}
+
+    def _quick_rated(
+        self,
+        game_id: str,
+        table: str,
+        teams: list[list[int]] | None,
+        name: str | None,
+        client_seed: str | None,
+        caller: Caller,
+    ) -> dict[str, Any] | None:
+        """Join the listed waiting rated match of the table, of the player's app, whose players'
+        mean mu is nearest the player's among those within the band their wait allows
+        (service/matches/lobby_rated.py); None when none takes the player. Reads the table's
+        oldest entries only, as many as unrated quick play at most."""
+        assert caller.player is not None
+        player = caller.player
+        ratings = lobby_rated.Ratings(self.repo.ratings.before, game_id)
+        mu, sigma = ratings.of(player.id)
+        scale = self.seats.config.QUICK_BAND_SCALE
+        now = time.time()
+        near: list[tuple[float, str]] = []
+        after = None
+        for _ in range(_MAX_SCANNED // _BATCH):
+            entries = self.index.oldest(game_id, table, after, _BATCH)
+            after = entries[-1] if entries else after
+            for entry in entries:
+                record = self._listed(entry)
+                apart = None if record is None else lobby_rated.distance(record, player.app, mu, ratings)
+                waited = now - int(entry.split(":")[0]) / 1000
+                if apart is not None and apart <= lobby_rated.band(sigma, waited, scale):
+                    near.append((apart, entry))
+            if len(entries) < _BATCH:
+                break
+        choose = lobby_rated.seat_chooser(teams, player.id, ratings) if teams else None
+        for _, entry in sorted(near, key=lambda n: n[0]):  # stable: the oldest first among equals
+            joined = self._try_join(entry, name, client_seed, caller, choose)
+            if joined is not None:
+                return joined
+        return None
 
     def _nearest_first(self, entries: list[str], game_id: str, player_id: str) -> list[str]:
         """A batch of the lobby's matches, those whose seated players' ratings in the game are
@@ -180,11 +240,16 @@ class Lobby:
         return sorted(entries, key=distance)
 
     def _try_join(
-        self, entry: str, name: str | None, client_seed: str | None, caller: Caller | None
+        self,
+        entry: str,
+        name: str | None,
+        client_seed: str | None,
+        caller: Caller | None,
+        choose: Callable[[Match], int] | None = None,
     ) -> dict[str, Any] | None:
         match_id = entry.split(":")[1]
         try:
-            joined = self.seats.join(match_id, name, client_seed, caller)
+            joined = self.seats.join(match_id, name, client_seed, caller, choose)
         except errors.NotFound:
             self._drop_missing(entry)
             return None

@@ -5,6 +5,7 @@ commit; what each does to the match is `Match`'s (service/matches/match.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 from engines.registry import GAMES
@@ -148,13 +149,21 @@ class Seats:
             )
 
     def join(
-        self, match_id: str, name: str | None, client_seed: str | None = None, caller: Caller | None = None
+        self,
+        match_id: str,
+        name: str | None,
+        client_seed: str | None = None,
+        caller: Caller | None = None,
+        choose: Callable[[Match], int] | None = None,
     ) -> dict[str, Any]:
-        """Take the first open seat: with a new token, or bound to the calling player."""
+        """Take the first open seat, or the one `choose` picks from the match as the commit
+        reads it (rated quick play's Spades seat: service/matches/lobby_rated.py): with a new
+        token, or bound to the calling player."""
         player = caller.player if caller is not None else None
 
         def change(match: Match) -> Write:
             seat = self._seat_to_join(match, player)
+            seat = choose(match) if choose is not None else seat
             token = None if player is not None else new_token()
             events = match.join(seat, player, name, token, client_seed)
             answer: dict[str, Any] = {"seat": seat, "version": match.next_version}
