@@ -111,3 +111,8 @@ def test_players_of_another_app_never_meet(client, svc):
     first = quick(client, ours["ana"], "zhol", options)
     other = quick(client, theirs["bo"], "zhol", options)
     assert first["created"] and other["created"] and other["id"] != first["id"]
+
+
+def test_rated_quick_play_needs_a_player_token(client):
+    r = client.post("/v1/matches/quick", json={"game": "zhol", "options": {"rated": True, "target_wins": 8}})
+    assert r.status_code == 422 and "rated" in r.get_json()["errors"]["options"]
