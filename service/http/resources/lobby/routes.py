@@ -60,7 +60,9 @@ class Quick(MethodView):
         host (`created`: true), every other seat open. The token is shown only once.
         `client_seed` (at most 64 characters) is your seat's seed for the deal (docs/api.md,
         "Fair deals"). Anonymous, or with an app key or a player token (docs/integrating.md); any
-        other Authorization is 401 `invalid_token`.
+        other Authorization is 401 `invalid_token`. With `"rated": true` (a player token only) it
+        takes the waiting rated match whose players' ratings are closest to yours, within a band
+        that widens while the match waits (docs/api.md, "Rated quick play").
         """
         return lobby().quick(
             body["game"],
