@@ -1,5 +1,6 @@
 """Matches: the Match aggregate (match: the record's one writer, every change of a match its
-method; match_questions: what is asked of it without changing it), its repository and the one
+method; match_questions: what is asked of it without changing it; new_match: a new match's
+id, options, seats and fair-deal fields), its repository and the one
 compare-and-set commit (repository), the match store and its Lua scripts (store,
 store_scripts), the outbox and the notices a commit publishes (outbox, notices), and the use
 cases: seats, invitations, tenure and membership, acting, bots and clocks, following, hints,

@@ -16,7 +16,7 @@ from engines.registry import GAMES
 from service import errors
 from service.identity.callers import Caller
 from service.matches.lobby_index import parse_member, table_hash
-from service.matches.match import match_options
+from service.matches.new_match import match_options
 from service.matches.repository import MatchRepository
 from service.matches.seats import Seats
 

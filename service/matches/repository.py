@@ -23,7 +23,8 @@ from service.infra import logs, tracing
 from service.infra.jobqueue import Jobs
 from service.matches import notices, outbox, rated, tenure
 from service.matches.app_index import AppIndex
-from service.matches.match import Match, valid_id
+from service.matches.match import Match
+from service.matches.new_match import valid_id
 from service.matches.store import Store
 from service.ratings.leaderboards import Leaderboards
 from service.ratings.stored import PlayerRatings

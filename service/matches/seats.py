@@ -17,7 +17,8 @@ from service.matches import invitations, listings, membership, rated
 from service.matches.following import Following
 from service.matches.invitations import Invitations
 from service.matches.lobby_index import LobbyIndex
-from service.matches.match import Match, match_options, new_id
+from service.matches.match import Match
+from service.matches.new_match import match_options, new_id
 from service.matches.options import engine_options
 from service.matches.repository import MatchRepository, Write
 
