@@ -29,7 +29,8 @@ rewritten in place by one script, checked against what was read.
 
 Then the feeds of the app's players seated in those matches lose the player's external id
 from their notices (other feeds are redacted as they are read, service/identity/tombstones.py), and so
-do the bodies and stored answers of the deliveries the app's endpoints list.
+do the bodies and stored answers of the deliveries the app's endpoints list (rewritten in place
+by `Deliveries.rewrite`, a field only if it is still as read).
 """
 
 from __future__ import annotations
@@ -51,24 +52,12 @@ from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
 from service.matches.store import Store
 from service.notify.deliveries import Deliveries
-from service.notify.delivery_record import body_of, record_key
+from service.notify.delivery_record import body_of
 from service.notify.feeds import Feeds
 from service.notify.webhooks import Webhooks
 
 ERASED_NAME = "Erased player"
 NAMED_EVENTS = ("join", "claim")  # the events that carry a seat's name (service/matches/seats.py)
-
-# KEYS[1] a delivery record. ARGV: triples of a field, its value as read and what replaces it;
-# a field changed meanwhile (an attempt's answer) is left, and so is a record gone.
-REWRITE_FIELDS = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-for i = 1, #ARGV, 3 do
-  if (redis.call('HGET', KEYS[1], ARGV[i]) or '') == ARGV[i + 1] then
-    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
-  end
-end
-return 1
-"""
 
 
 class _Unchanged(Exception):
@@ -78,22 +67,19 @@ class _Unchanged(Exception):
 class Erasure:
     """Erasing a player from the matches of `repo` (its store and players), the players'
     `feeds` and the app's `webhooks` and `deliveries`, behind `tombstones` (all handed over by
-    service/bootstrap.py). `client` is the state Redis, for the one write left of its own: a
-    delivery record's fields rewritten in place (docs/architecture.md, "What remains")."""
+    service/bootstrap.py): it writes every key through the adapter that owns it."""
 
     def __init__(
         self,
         repo: MatchRepository,
         tombstones: Tombstones,
         notify: tuple[Feeds, Webhooks, Deliveries],
-        client: Any,
     ):
         self.repo = repo
         self.store: Store = repo.store
         self.players = repo.players
         self.tombstones = tombstones
         self.feeds, self.webhooks, self.deliveries = notify
-        self._rewrite_fields = client.register_script(REWRITE_FIELDS)
 
     def erase(self, app_id: str, external: str) -> dict[str, Any] | None:
         """Erase the app's player `external`; what was erased, or None when there is no such
@@ -269,7 +255,7 @@ class Erasure:
                         delivery.response.replace(external, ERASED_NAME),
                     ]
                 if changes:
-                    self._rewrite_fields(keys=[record_key(app_id, delivery.id)], args=changes)
+                    self.deliveries.rewrite(app_id, delivery.id, changes)
 
 
 def scrub_events(
