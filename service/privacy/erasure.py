@@ -5,8 +5,8 @@ app's webhook deliveries, its feed and the player.
 First a tombstone (service/identity/tombstones.py): from then on a rating or notice handed on (by a
 commit that read a match before the erasure reached it, or by the relay) leaves it out.
 
-In each match the player ever sat down in (service/identity/players.py, `all_match_ids`: also those its
-lists forgot, a seat it left or handed on) and each it joined (service/matches/app_matches.py):
+In each match the player ever sat down in or joined (service/identity/players.py,
+`all_match_ids`: also those its lists forgot, a seat it left or handed on):
 
 - the player's seat keeps its `kind` (human) and everything the game needs, so the history
   still replays, but its `name` becomes ERASED_NAME and `player`, `app` and `external` go:
@@ -46,7 +46,6 @@ from service.identity import tombstones
 from service.identity.players import Player
 from service.identity.tombstones import Tombstones
 from service.matches.app_index import joined_key
-from service.matches.app_matches import player_match_ids
 from service.matches.match import Match
 from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
@@ -95,7 +94,7 @@ class Erasure:
             # Its tokens next: from here on nothing acts as the player, and its open feeds end.
             self.players.end_tokens(player_id)
             self.feeds.wake(player_id)
-            ids = player_match_ids(self.players, player_id)
+            ids = self.players.all_match_ids(player_id)
             names, others = self._survey(player, ids)
             matches = sum(self.scrub_match(match_id, player_id, external, names) for match_id in ids)
             for other in others:
