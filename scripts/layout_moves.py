@@ -63,7 +63,7 @@ MOVES = {
     "invitations": "matches.invitations",
     "tenure": "matches.tenure",
     "membership": "matches.membership",
-    "rated": "matches.rated",
+    "rated": "matches.rated_matches",
     "feeds": "notify.feeds",
     "player_feed": "notify.feed_following",
     "webhooks": "notify.webhooks",
@@ -98,7 +98,12 @@ RENAMED_INSIDE = {
     "service/notify/player_feed.py": "service/notify/feed_following.py",
     "service.infra.waiter_counts": "service.infra.waiter",
     "service/infra/waiter_counts.py": "service/infra/waiter.py",
+    "service/matches/rated.py": "service/matches/rated_matches.py",
 }
+# The same for a dotted name that a longer new one begins with (`service.matches.rated` is
+# now `service.matches.rated_matches`): only where no name character follows.
+RENAMED_NAMES = {"service.matches.rated": "service.matches.rated_matches"}
+_RENAMED_NAME = re.compile(r"(" + "|".join(re.escape(n) for n in RENAMED_NAMES) + r")(?![\w])")
 
 _ALT = "|".join(re.escape(n) for n in sorted(MOVES, key=len, reverse=True))
 # An old module had no submodules (but the two folders): `service.matches.store` is already new.
@@ -134,14 +139,28 @@ def _from_service(match: re.Match[str]) -> str:
 NEW_PACKAGES = {"matches": "service/matches", "ratings": "service/ratings"}
 
 
+def _renamed_leaf(package: str, item: str) -> str:
+    """`rated` imported from service.matches -> `rated_matches as rated` (RENAMED_NAMES)."""
+    name, _, alias = item.partition(" as ")
+    new = RENAMED_NAMES.get(f"{package}.{name}")
+    if new is None:
+        return item
+    leaf = new.rpartition(".")[2]
+    return f"{leaf} as {alias or name}"
+
+
 def _import(match: re.Match[str]) -> str:
     indent, keyword, old, dot, rest = match.groups()
     if dot and old not in PACKAGES:
         return match.group(0)
     if old in NEW_PACKAGES and keyword == "from":
-        names = {n.strip().partition(" as ")[0] for n in rest.replace("import", "", 1).split(",")}
+        items = [n.strip() for n in rest.replace("import", "", 1).split(",")]
+        renamed = [_renamed_leaf(f"service.{old}", item) for item in items]
+        names = {n.partition(" as ")[0] for n in renamed}
         if all(Path(NEW_PACKAGES[old], f"{n}.py").exists() for n in names if n.isidentifier()):
-            return match.group(0)
+            if renamed == items:
+                return match.group(0)
+            return f"{indent}from service.{old} import {', '.join(renamed)}"
     return f"{indent}{keyword} service.{MOVES[old]}{dot}{rest}"
 
 
@@ -154,6 +173,7 @@ def rewrite_line(line: str, python: bool) -> str:
             line = _QUOTED.sub(lambda m: f"service.{MOVES[m.group(1)]}", line)
     for old, new in RENAMED_INSIDE.items():
         line = line.replace(old, new)
+    line = _RENAMED_NAME.sub(lambda m: RENAMED_NAMES[m.group(1)], line)
     return _PATH.sub(_path, line)
 
 

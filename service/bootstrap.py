@@ -87,7 +87,7 @@ class MatchService:
         self.acting = Acting(self.repo, self.following)
         self.bots = Bots(self.repo, self.counters)
         notify = (self.feeds, self.webhooks, self.deliveries)
-        self.erasure = Erasure(self.repo, Tombstones(trips.state), notify, trips.state)
+        self.erasure = Erasure(self.repo, Tombstones(trips.state), notify)
         # The service's calls, each answered by the part that owns it.
         self.load, self.authenticate, self.update = self.repo.load, self.repo.authenticate, self.repo.update
         self.view, self.events, self.history = (

@@ -1,5 +1,7 @@
-"""The size limits the production code keeps (engines/, service/, workers/): a file over 500 lines
-or a function over 60 is one to split before it grows further."""
+"""The size limits the production code keeps (engines/, service/, workers/): a file over 400 lines
+or a function over 50 is one to split, by meaning, before it grows further. engines/ keeps the
+older 500 and 60 for now: issue 41 (the service's layout) left the engines unchanged, and their
+splits are the engines' own (docs/architecture.md, "What remains of issue 41")."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engines", "service", "workers")
-MAX_FILE_LINES = 500
-MAX_FUNCTION_LINES = 60
+# (lines a file, lines a function) by package.
+LIMITS = {"engines": (500, 60), "service": (400, 50), "workers": (400, 50)}
 
 
 def production_files() -> list[Path]:
@@ -19,16 +21,20 @@ def production_files() -> list[Path]:
     return files
 
 
-def test_no_production_file_is_over_500_lines():
+def limits(path: Path) -> tuple[int, int]:
+    return LIMITS[path.relative_to(ROOT).parts[0]]
+
+
+def test_no_production_file_is_over_400_lines():
     long = {}
     for path in production_files():
         lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_FILE_LINES:
+        if lines > limits(path)[0]:
             long[str(path.relative_to(ROOT))] = lines
     assert not long, long
 
 
-def test_no_production_function_is_over_60_lines():
+def test_no_production_function_is_over_50_lines():
     """A function counts from its `def` line to its last line (docstring included, decorators not)."""
     long = {}
     for path in production_files():
@@ -36,7 +42,7 @@ def test_no_production_function_is_over_60_lines():
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 lines = (node.end_lineno or node.lineno) - node.lineno + 1
-                if lines > MAX_FUNCTION_LINES:
+                if lines > limits(path)[1]:
                     long[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = lines
     assert not long, long
 

@@ -18,7 +18,7 @@ from service.config import Config
 from service.http.app import create_app
 from service.identity import tombstones
 from service.identity.players import player_key
-from service.matches import rated
+from service.matches import rated_matches
 from service.matches.outbox import encode
 from service.matches.store import match_key
 from service.notify.feeds import feed_key
@@ -349,7 +349,7 @@ def test_a_rating_handed_on_after_the_erasure_is_dropped(client, svc):
     players = {ids[EXTERNAL]: {**moved, "external": EXTERNAL, "name": NAME}}
     players[ids["bo"]] = {**moved, "external": "bo", "name": "Bo"}
     effect = {"kind": "ratings", "v": 5, "match": "m1", "game": "zhol", "app": app_id, "players": players}
-    rated.apply(effect, svc.ratings, svc.leaderboards)
+    rated_matches.apply(effect, svc.ratings, svc.leaderboards)
     board = client.get("/v1/leaderboards/zhol", headers=auth(key)).get_json()
     assert [p["player"] for p in board["players"]] == ["bo"] and named_nowhere(board)
     assert not svc.trips.state.exists(player_key(ids[EXTERNAL]))  # nothing of hers stored again

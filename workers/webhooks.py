@@ -24,7 +24,7 @@ from standardwebhooks.webhooks import Webhook
 from service.bootstrap import MatchService
 from service.infra import tracing
 from service.infra.jobqueue import delivery_job_id
-from service.notify import deliveries as delivery_records
+from service.notify import delivery_sends
 from service.notify.deliveries import ATTEMPT_TIMEOUT
 from service.notify.delivery_record import Delivery
 from service.notify.url_guard import UrlPolicy
@@ -67,7 +67,7 @@ def fan_out(match_id: str, version: int, notices: list[dict[str, Any]]) -> str:
         failing = frozenset(e.id for e in endpoints if e.failing_since is not None)
         grace = svc.config.SWEEP_GRACE
         made += len(
-            delivery_records.start(
+            delivery_sends.start(
                 svc.deliveries,
                 rq_queue(svc),
                 grace,

@@ -22,7 +22,7 @@ from service.errors import ApiError
 from service.http.extensions import Blueprint, View, bearer_or_none, bearer_token
 from service.identity.callers import Caller, identify
 from service.identity.players import Player
-from service.matches.match import MATCH_ID_PATTERN
+from service.matches.new_match import MATCH_ID_PATTERN
 
 # The security an operation declares (openapi/openapi.json's securitySchemes).
 AUTH: list[dict[str, list[str]]] = [{"bearer": []}]

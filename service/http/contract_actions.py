@@ -176,6 +176,29 @@ def _integer_bounds(
     return inside
 
 
+def _field_schema(
+    game: Game, state: dict[str, Any], full: dict[str, Any], name: str, maximum: int
+) -> dict[str, Any] | None:
+    """The schema of field `name` of action `full` as the engine takes it: a card code with or
+    without the joker, a string that may be empty or not, an integer within the bounds the engine
+    accepts (None when it has none the contract can state)."""
+    spec = _FIELDS[name]
+    schema: dict[str, Any] = json_copy(spec.schema)
+    if spec.kind == "card":
+        joker = _parses(game, state, {**full, name: "JK"})
+        schema.update(ref(CARD_CODE if joker else STANDARD_CARD_CODE))
+    elif spec.kind == "string" and not _parses(game, state, {**full, name: ""}):
+        schema["minLength"] = 1
+    elif spec.kind == "integer":
+        top = _integer_bounds(game, state, full, name, maximum)
+        if top is None:
+            return None
+        schema.update(minimum=0, maximum=top)
+    if name == "lay_offs":  # a new meld's position is a number of an action: bounded so
+        schema["items"]["properties"]["meld"]["anyOf"][1]["maximum"] = maximum
+    return schema
+
+
 def _typed_action(
     game: Game, state: dict[str, Any], kind: str, fields: tuple[str, ...], maximum: int
 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -190,25 +213,14 @@ def _typed_action(
     template: dict[str, Any] = {"type": {"const": kind}}
     required = ["type"]
     for name in fields:
-        spec = _FIELDS[name]
-        schema = json_copy(spec.schema)
         without = {k: v for k, v in full.items() if k != name}
         if not _parses(game, state, without):
             required.append(name)
-        if spec.kind == "card":
-            joker = _parses(game, state, {**full, name: "JK"})
-            schema.update(ref(CARD_CODE if joker else STANDARD_CARD_CODE))
-        elif spec.kind == "string" and not _parses(game, state, {**full, name: ""}):
-            schema["minLength"] = 1
-        elif spec.kind == "integer":
-            top = _integer_bounds(game, state, full, name, maximum)
-            if top is None:
-                return None
-            schema.update(minimum=0, maximum=top)
-        if name == "lay_offs":  # a new meld's position is a number of an action: bounded so
-            schema["items"]["properties"]["meld"]["anyOf"][1]["maximum"] = maximum
+        schema = _field_schema(game, state, full, name, maximum)
+        if schema is None:
+            return None
         properties[name] = schema
-        template[name] = _emptied(schema) if spec.empty else json_copy(schema)
+        template[name] = _emptied(schema) if _FIELDS[name].empty else json_copy(schema)
     properties["template"] = {"$ref": "#/components/schemas/TemplateMark"}
     fields_text = ", ".join(f"`{f}`" for f in fields) or "no field"
     action = {

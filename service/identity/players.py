@@ -93,7 +93,7 @@ def match_list_key(player_id: str, part: str) -> str:
 
 
 def rating_field(game: str) -> str:
-    """The field of a player's hash that holds its rating in a game (service/matches/rated.py)."""
+    """The field of a player's hash that holds its rating in a game (service/matches/rated_matches.py)."""
     return f"rating:{game}"
 
 

@@ -7,7 +7,7 @@ webhook fan-out job may wait in its queue: that can be after the erasure scrubbe
 stored. So:
 
 - `ct:{pl:<id>}:erased`, set when the erasure starts and kept TOMBSTONE_SECONDS: a rating of
-  the player handed on after that is dropped (service/matches/rated.py, `apply`).
+  the player handed on after that is dropped (service/matches/rated_matches.py, `apply`).
 - `ct:{app:<app>}:erased`, a sorted set of the SHA-256 digests of the app's erased external
   ids (never the ids), each scored by when its erasure ended (+inf while it runs): a notice
   naming an erased external id that is not newer than its erasure shows that seat as it would

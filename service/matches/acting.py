@@ -13,7 +13,7 @@ import redis
 from engines.legal import without_mark
 from service import codec, errors
 from service.matches.following import Following
-from service.matches.match import Match, body_hash
+from service.matches.match import Match
 from service.matches.repository import MatchRepository, Write
 from service.matches.store import IN_PROGRESS
 
@@ -125,3 +125,9 @@ class Acting:
             return Write(step.events, self.view(match, seat, match.next_version))
 
         return cast(dict[str, Any], self.repo.update(match_id, match, change))  # the Write's result
+
+
+def body_hash(body: Any) -> str:
+    """What an idempotent answer keeps of the action it answered, to tell the same key sent with
+    another body."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

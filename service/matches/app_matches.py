@@ -1,7 +1,7 @@
 """An app's own matches, for its backend with its key (docs/integrating.md, "Data of players"):
 listing them (from the app's index, service/matches/app_index.py, whose entries a lists effect of
-the commit that makes the match the app's writes: service/matches/listings.py), aborting one, a
-player's export. Erasing a player is service/privacy/erasure.py.
+the commit that makes the match the app's writes: service/matches/listings.py) and aborting one.
+A player's export and erasure are service/privacy/'s.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any, cast
 
 from service import errors
-from service.identity.players import Player, Players
 from service.infra import cursors
 from service.matches.following import Following
 from service.matches.match import Match
@@ -112,36 +111,3 @@ def abort(repo: MatchRepository, app_id: str, match_id: str) -> dict[str, Any]:
         return Write(events, Following.view(match, None, match.next_version, app=app_id))
 
     return cast(dict[str, Any], repo.update(match_id, None, change))  # the Write's result
-
-
-# --- a player's data ------------------------------------------------------------------------
-def player_match_ids(players: Players, player_id: str) -> list[str]:
-    """Every match the player sat down in or joined, newest first (`Players.all_match_ids`,
-    service/identity/players.py): what erasure and the export walk."""
-    return players.all_match_ids(player_id)
-
-
-def export(repo: MatchRepository, following: Following, app_id: str, player: Player) -> dict[str, Any]:
-    """A player's data (docs/integrating.md): the player with its ratings, and every stored
-    match it holds a seat in, each with its public history once over, else its public view
-    as the app sees it."""
-    matches = []
-    for match_id in player_match_ids(repo.players, player.id):
-        match = repo.find(match_id)
-        seat = match.seat_of_player(player.id) if match is not None else None
-        if match is None or seat is None:
-            continue
-        over = match.over()
-        matches.append(
-            {
-                "id": match_id,
-                "game": match.record["game"],
-                "status": match.status(),
-                "seat": seat,
-                "name": match.record["seats"][seat].get("name"),
-                "view": None if over else following.view(match, None, app=app_id),
-                "history": following.history(match_id, None) if over else None,
-            }
-        )
-    shown = {**player.public(), "ratings": repo.ratings.of(player.id)}
-    return {"player": shown, "matches": matches}

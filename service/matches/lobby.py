@@ -18,7 +18,8 @@ from service import errors
 from service.identity.callers import Caller
 from service.matches import lobby_rated
 from service.matches.lobby_index import parse_member, table_hash
-from service.matches.match import Match, match_options
+from service.matches.match import Match
+from service.matches.new_match import match_options
 from service.matches.repository import MatchRepository
 from service.matches.seats import Seats
 

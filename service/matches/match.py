@@ -18,10 +18,7 @@ asks the engine again. The record is changed in place; the repository
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
-import re
 import secrets
 import time
 from typing import Any
@@ -30,18 +27,16 @@ from engines.base import Event, Game, Step
 from engines.registry import GAMES
 from service import errors
 from service.identity.players import Player
-from service.identity.tokens import hash_token, new_token
+from service.identity.tokens import hash_token
 from service.matches import fair_seeds, tenure
 from service.matches.match_questions import MatchQuestions
-from service.matches.options import engine_options, split_options
+from service.matches.new_match import bind_seat, new_seats, seeding
+from service.matches.options import engine_options
 
 # Claims of one seat in one match at most (docs/api.md, "Invitations").
 MAX_CLAIMS = 10
 # What a seat that leaves a match in play does first, unless it did already.
 RESIGN = {"type": "resign"}
-# A match id: 16 lowercase hex digits.
-MATCH_ID_PATTERN = "[0-9a-f]{16}"
-_MATCH_ID = re.compile(MATCH_ID_PATTERN)
 
 
 class Match(MatchQuestions):
@@ -117,13 +112,13 @@ class Match(MatchQuestions):
         app: str | None,
     ) -> tuple[Match, dict[int, str]]:
         """A new match, waiting and not stored yet, and the tokens of its human seats not bound to
-        a player (only their hashes are stored). `options`: validated (`match_options`);
+        a player (only their hashes are stored). `options`: validated (`new_match.match_options`);
         `seats_in`: the seats as create's body (or a rematch) asks for them; `players`: the seats
         bound to players (service/matches/membership.py, `bindings`); `seed` and `deck`: the
         creator's own, if any; `client_seed`: the creator's, for its first human seat;
         `clock_asked`: whether the creator asked for `turn_seconds`; `app`: the app whose webhooks
         hear of the match (service/matches/notices.py) whoever sits in it."""
-        seats, tokens = _new_seats(seats_in, players)
+        seats, tokens = new_seats(seats_in, players)
         if client_seed is not None:
             # Every human seat of a create is the creator's, and more seeds from one party would
             # add nothing: the first one's (the schema asks for one).
@@ -132,7 +127,7 @@ class Match(MatchQuestions):
             "game": game.id,
             "options": options,
             "seats": seats,
-            **_seeding(len(seats), seed, deck),
+            **seeding(len(seats), seed, deck),
             "status": "waiting",
             "state": None,
             # No clock runs yet. An asked clock runs on every human's turn, even a lone human's
@@ -181,7 +176,7 @@ class Match(MatchQuestions):
         entry.pop("reserved", None)
         record["joins"] += 1
         if player is not None:
-            _bind(entry, player)
+            bind_seat(entry, player)
             if name:
                 entry["name"] = name
         else:
@@ -374,75 +369,3 @@ class Match(MatchQuestions):
         }
         record["turns"] = record["clock"]["turn"]
         return True
-
-
-def match_options(game: Game, options: dict[str, Any], seats: int) -> dict[str, Any]:
-    """A match's options as stored: validated, defaults filled in (quick play compares these)."""
-    # `hints`, `rated`, `turn_seconds` and `on_timeout` are the service's options
-    # (service/matches/options.py); the engine validates the rest.
-    own, flags = split_options(game, options)
-    return {**game.validate_options(own, seats), **flags}
-
-
-def valid_id(match_id: str) -> bool:
-    return _MATCH_ID.fullmatch(match_id) is not None
-
-
-def new_id() -> str:
-    return secrets.token_hex(8)
-
-
-def body_hash(body: Any) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def _seeding(seats: int, seed: int | None, deck: list[str] | None) -> dict[str, Any]:
-    """A new match's fair-deal fields (docs/api.md, "Fair deals"): its server seed, committed to
-    by its hash, and its deck seed and deck, the creator's own if it chose them."""
-    server_seed, server_seed_hash = fair_seeds.new_server_seed()
-    return {
-        # Without a seed of the creator's, the deck seed is chained from the seeds when the
-        # match starts (`Match.start`); until then it is the chain with no client seed, which
-        # is what an aborted match (its seats left and took their seeds along) publishes.
-        "seed": seed if seed is not None else fair_seeds.chained_seed(server_seed, [None] * seats),
-        "chained": seed is None,
-        "server_seed": server_seed,
-        "server_seed_hash": server_seed_hash,
-        "seeded_by_client": seed is not None or deck is not None,
-        "deck": deck,
-    }
-
-
-def _new_seats(
-    seats_in: list[dict[str, Any]], players: dict[int, Player]
-) -> tuple[list[dict[str, Any]], dict[int, str]]:
-    """A new match's seats as stored, those in `players` bound to them, and the tokens of the
-    other human ones."""
-    tokens: dict[int, str] = {}
-    seats = []
-    humans = 0
-    for i, s in enumerate(seats_in):
-        entry: dict[str, Any] = {"seat": i, "kind": s["kind"], "name": s.get("name")}
-        if s.get("reserved"):
-            # A rematch's seat held for its person (service/matches/rematch.py); create's body has none.
-            entry["reserved"] = s["reserved"]
-        if s["kind"] == "human":
-            humans += 1
-            if i not in players:
-                tokens[i] = new_token()
-                entry["token"] = hash_token(tokens[i])
-            entry["joined"] = humans
-            entry["name"] = s.get("name") or f"Player {i + 1}"
-        elif s["kind"] == "bot":
-            entry["level"] = s.get("level") or "medium"
-            entry["name"] = s.get("name") or f"{entry['level'].capitalize()} bot"
-        if i in players:
-            _bind(entry, players[i])
-        seats.append(entry)
-    return seats, tokens
-
-
-def _bind(seat: dict[str, Any], player: Player) -> None:
-    """The seat is the player's: its token acts in it (service/matches/membership.py)."""
-    seat.update(kind="human", player=player.id, app=player.app, external=player.external, name=player.name)
-    seat.pop("token", None)

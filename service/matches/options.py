@@ -1,5 +1,5 @@
 """The options of a match that are the service's, not a game's: `hints` (service/matches/hints.py),
-`rated` (service/matches/rated.py) and the turn clock's `turn_seconds` and `on_timeout`
+`rated` (service/matches/rated_matches.py) and the turn clock's `turn_seconds` and `on_timeout`
 (service/matches/clocks.py).
 
 They are taken out of the options before the engine validates them and never reach the engine,

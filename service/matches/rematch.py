@@ -27,7 +27,8 @@ from service.identity.callers import Caller
 from service.identity.players import Player
 from service.identity.tokens import new_token
 from service.matches import listings
-from service.matches.match import Match, new_id
+from service.matches.match import Match
+from service.matches.new_match import new_id
 from service.matches.repository import JobOutcome, MatchRepository, Write
 from service.matches.seats import Seats
 

@@ -21,9 +21,10 @@ from service.identity.players import holds as holds_token
 from service.identity.tokens import hash_token
 from service.infra import logs, tracing
 from service.infra.jobqueue import Jobs
-from service.matches import notices, outbox, rated, tenure
+from service.matches import notices, outbox, rated_matches, tenure
 from service.matches.app_index import AppIndex
-from service.matches.match import Match, valid_id
+from service.matches.match import Match
+from service.matches.new_match import valid_id
 from service.matches.store import Store
 from service.ratings.leaderboards import Leaderboards
 from service.ratings.stored import PlayerRatings
@@ -249,7 +250,7 @@ class MatchRepository:
         match's new ratings, and its notices, first; and the notices."""
         effects = self._effects(match, new_clock, job, at) if new_clock or job in ("bot", "rematch") else []
         if match.record["options"].get("rated"):
-            settled = rated.settle(match, events, self.ratings)
+            settled = rated_matches.settle(match, events, self.ratings)
             effects += [settled] if settled is not None else []
         told = notices.derive(match, events, at)
         if told:
@@ -266,7 +267,7 @@ class MatchRepository:
         notices go to the notice sinks, a bot's turn or a clock to the workers (no bot ever moves
         inside a request)."""
         if effect["kind"] == "ratings":
-            rated.apply(effect, self.ratings, self.leaderboards)
+            rated_matches.apply(effect, self.ratings, self.leaderboards)
         elif effect["kind"] == "lists":
             self.app_index.apply(match_id, effect, relayed)
         elif effect["kind"] == "notify":

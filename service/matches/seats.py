@@ -14,11 +14,12 @@ from service.identity.callers import Caller
 from service.identity.players import Player
 from service.identity.quotas import Quotas
 from service.identity.tokens import hash_token, new_token
-from service.matches import invitations, listings, membership, rated
+from service.matches import invitations, listings, membership, rated_matches
 from service.matches.following import Following
 from service.matches.invitations import Invitations
 from service.matches.lobby_index import LobbyIndex
-from service.matches.match import Match, match_options, new_id
+from service.matches.match import Match
+from service.matches.new_match import match_options, new_id
 from service.matches.options import engine_options
 from service.matches.repository import MatchRepository, Write
 
@@ -91,7 +92,7 @@ class Seats:
             listed=bool(body.get("listed")),
             app=_owner(caller, app),
         )
-        rated.check_created(match.record)
+        rated_matches.check_created(match.record)
         return match, tokens, [p.id for p in bound.values()]
 
     def _store_new(
@@ -192,7 +193,7 @@ class Seats:
             raise errors.MatchNotActive(
                 f"this match has been joined {record['joins']} times, its limit; create a new one"
             )
-        rated.check_joiner(record, player)
+        rated_matches.check_joiner(record, player)
         if player is not None and match.seat_of_player(player.id) is not None:
             raise errors.Conflict("this player already sits in this match")
         return seat

@@ -230,12 +230,7 @@ class Store:
             *(codec.dumps(e) for e in events),
         ]
         keys, args, script = self._commit_call(match_id, bool(outbox), idem_key, args, notices)
-        pre = _index_entries(match_id, new_version, due, relay_at) if due is not None or outbox else []
-        if pre and self.trips.router is not None:
-            # The indexes are on the queue Redis, another server: they must hold the entries before
-            # the commit can happen (a queue Redis that is away fails the move, not the match).
-            self._exchange(pre, retry=True)
-            pre = []
+        pre = self._indexed_first(match_id, new_version, due, relay_at) if due is not None or outbox else []
         try:
             written, acked = self._run_commit(keys, args, pre, script)
         except (redis.ConnectionError, redis.TimeoutError):
@@ -243,6 +238,17 @@ class Store:
         if written and self._wait is not None and acked < self._wait[1]:
             raise ReplicaTimeout(f"{acked} of {self._wait[1]} replicas confirmed the commit in time")
         return written
+
+    def _indexed_first(self, match_id: str, version: int, due: float | None, relay_at: float) -> list[Group]:
+        """The due and relay indexes' entries of a commit, which must hold before it can happen:
+        on one Redis they go first in the commit's own round trip (returned); on two, the indexes
+        are on the queue Redis, and are sent now (a queue Redis that is away fails the move, not
+        the match)."""
+        pre = _index_entries(match_id, version, due, relay_at)
+        if self.trips.router is None:
+            return pre
+        self._exchange(pre, retry=True)
+        return []
 
     def _commit_call(
         self,

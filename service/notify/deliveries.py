@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
-from typing import Any, Protocol
+from typing import Any
 
 from service import errors
 from service.identity import tombstones
@@ -144,6 +144,19 @@ return '0'
 """
 
 
+# KEYS[1] a delivery record. ARGV: triples of a field, its value as read and what replaces it;
+# a field changed meanwhile (an attempt's answer) is left, and so is a record gone.
+_REWRITE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 1, #ARGV, 3 do
+  if (redis.call('HGET', KEYS[1], ARGV[i]) or '') == ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+  end
+end
+return 1
+"""
+
+
 class Deliveries:
     """Delivery records (on the match state's Redis, in each app's slot) and the index of the
     pending ones (on the queue Redis)."""
@@ -156,6 +169,7 @@ class Deliveries:
         self._finish = state.register_script(_FINISH)
         self._retry = state.register_script(_RETRY)
         self._manual = state.register_script(_MANUAL)
+        self._rewrite = state.register_script(_REWRITE)
 
     def redacted(self, app_id: str, notices: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """`notices` (or delivery bodies) without the external ids of the app's players erased
@@ -328,6 +342,12 @@ class Deliveries:
             (found,) = p.execute()
         return bool(found)
 
+    def rewrite(self, app_id: str, delivery_id: str, changes: list[str]) -> None:
+        """Rewrite a delivery's fields in place (an erasure: service/privacy/erasure.py):
+        `changes`, triples of a field, its value as read and its new value; a field that changed
+        since it was read (an attempt's answer) is left as it is, and so is a record gone."""
+        self._rewrite(keys=[record_key(app_id, delivery_id)], args=changes)
+
     def drop_endpoint(self, app_id: str, endpoint_id: str) -> None:
         """Forget a deleted endpoint's list (its records expire alone; their attempts find the
         endpoint gone and stop)."""
@@ -341,56 +361,3 @@ def _pending_refused(pending_limit: int) -> errors.QuotaExceeded:
         f"the app holds {pending_limit} pending webhook deliveries, its limit: "
         "wait until they are delivered or failed",
     )
-
-
-class DeliveryJobs(Protocol):
-    """What starting a delivery needs of the queue (service/infra/jobqueue.py's JobQueue)."""
-
-    def enqueue_delivery(
-        self, app_id: str, delivery_id: str, seq: int, delay: float = 0.0, retry: bool = False
-    ) -> None: ...
-
-    def enqueue_first_attempts(self, app_id: str, delivery_ids: list[str], retry: bool = False) -> None: ...
-
-
-def start(
-    deliveries: Deliveries,
-    queue: DeliveryJobs,
-    grace: float,
-    app_id: str,
-    wanted: list[tuple[str, dict[str, Any]]],
-    failing: frozenset[str] = frozenset(),
-    delivery_id: str = "",
-    pending_limit: int = PENDING_LIMIT,
-    refuse: bool = False,
-) -> list[str]:
-    """Create the deliveries of the app's (endpoint, notice) pairs that do not exist yet and
-    enqueue their first attempts; the ids of those made pending. Until an attempt holds one,
-    the sweep looks at it after the attempt's time and `grace`. The first attempts to the
-    endpoints in `failing` wait with the retries, behind healthy endpoints'. Past the app's
-    `pending_limit`: `Deliveries.create`."""
-    lease = time.time() + ATTEMPT_TIMEOUT + grace
-    made = deliveries.create(app_id, wanted, lease, delivery_id, pending_limit, refuse)
-    for retry in (False, True):
-        ids = [i for i, endpoint_id in made if (endpoint_id in failing) == retry]
-        if ids:
-            queue.enqueue_first_attempts(app_id, ids, retry=retry)
-    return [i for i, _ in made]
-
-
-def retry(
-    deliveries: Deliveries,
-    queue: DeliveryJobs,
-    grace: float,
-    app_id: str,
-    delivery_id: str,
-    failing: bool = False,
-    pending_limit: int = PENDING_LIMIT,
-) -> bool:
-    """A delivery sent again now (its schedule from the start), behind healthy endpoints'
-    attempts when its endpoint is `failing`; False when there is none."""
-    seq = deliveries.retry(app_id, delivery_id, time.time() + ATTEMPT_TIMEOUT + grace, pending_limit)
-    if seq is None:
-        return False
-    queue.enqueue_delivery(app_id, delivery_id, seq, retry=failing)
-    return True

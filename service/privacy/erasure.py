@@ -5,8 +5,8 @@ app's webhook deliveries, its feed and the player.
 First a tombstone (service/identity/tombstones.py): from then on a rating or notice handed on (by a
 commit that read a match before the erasure reached it, or by the relay) leaves it out.
 
-In each match the player ever sat down in (service/identity/players.py, `all_match_ids`: also those its
-lists forgot, a seat it left or handed on) and each it joined (service/matches/app_matches.py):
+In each match the player ever sat down in or joined (service/identity/players.py,
+`all_match_ids`: also those its lists forgot, a seat it left or handed on):
 
 - the player's seat keeps its `kind` (human) and everything the game needs, so the history
   still replays, but its `name` becomes ERASED_NAME and `player`, `app` and `external` go:
@@ -29,7 +29,8 @@ rewritten in place by one script, checked against what was read.
 
 Then the feeds of the app's players seated in those matches lose the player's external id
 from their notices (other feeds are redacted as they are read, service/identity/tombstones.py), and so
-do the bodies and stored answers of the deliveries the app's endpoints list.
+do the bodies and stored answers of the deliveries the app's endpoints list (rewritten in place
+by `Deliveries.rewrite`, a field only if it is still as read).
 """
 
 from __future__ import annotations
@@ -45,30 +46,17 @@ from service.identity import tombstones
 from service.identity.players import Player
 from service.identity.tombstones import Tombstones
 from service.matches.app_index import joined_key
-from service.matches.app_matches import player_match_ids
 from service.matches.match import Match
 from service.matches.outbox import encode as encode_effect
 from service.matches.repository import RETRIES, MatchRepository, Write
 from service.matches.store import Store
 from service.notify.deliveries import Deliveries
-from service.notify.delivery_record import body_of, record_key
+from service.notify.delivery_record import body_of
 from service.notify.feeds import Feeds
 from service.notify.webhooks import Webhooks
 
 ERASED_NAME = "Erased player"
 NAMED_EVENTS = ("join", "claim")  # the events that carry a seat's name (service/matches/seats.py)
-
-# KEYS[1] a delivery record. ARGV: triples of a field, its value as read and what replaces it;
-# a field changed meanwhile (an attempt's answer) is left, and so is a record gone.
-REWRITE_FIELDS = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-for i = 1, #ARGV, 3 do
-  if (redis.call('HGET', KEYS[1], ARGV[i]) or '') == ARGV[i + 1] then
-    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
-  end
-end
-return 1
-"""
 
 
 class _Unchanged(Exception):
@@ -78,22 +66,19 @@ class _Unchanged(Exception):
 class Erasure:
     """Erasing a player from the matches of `repo` (its store and players), the players'
     `feeds` and the app's `webhooks` and `deliveries`, behind `tombstones` (all handed over by
-    service/bootstrap.py). `client` is the state Redis, for the one write left of its own: a
-    delivery record's fields rewritten in place (docs/architecture.md, "What remains")."""
+    service/bootstrap.py): it writes every key through the adapter that owns it."""
 
     def __init__(
         self,
         repo: MatchRepository,
         tombstones: Tombstones,
         notify: tuple[Feeds, Webhooks, Deliveries],
-        client: Any,
     ):
         self.repo = repo
         self.store: Store = repo.store
         self.players = repo.players
         self.tombstones = tombstones
         self.feeds, self.webhooks, self.deliveries = notify
-        self._rewrite_fields = client.register_script(REWRITE_FIELDS)
 
     def erase(self, app_id: str, external: str) -> dict[str, Any] | None:
         """Erase the app's player `external`; what was erased, or None when there is no such
@@ -109,7 +94,7 @@ class Erasure:
             # Its tokens next: from here on nothing acts as the player, and its open feeds end.
             self.players.end_tokens(player_id)
             self.feeds.wake(player_id)
-            ids = player_match_ids(self.players, player_id)
+            ids = self.players.all_match_ids(player_id)
             names, others = self._survey(player, ids)
             matches = sum(self.scrub_match(match_id, player_id, external, names) for match_id in ids)
             for other in others:
@@ -269,7 +254,7 @@ class Erasure:
                         delivery.response.replace(external, ERASED_NAME),
                     ]
                 if changes:
-                    self._rewrite_fields(keys=[record_key(app_id, delivery.id)], args=changes)
+                    self.deliveries.rewrite(app_id, delivery.id, changes)
 
 
 def scrub_events(

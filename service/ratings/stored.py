@@ -1,6 +1,6 @@
 """Players' stored ratings: in each player's hash, one field a game
 (service/identity/players.py, `rating_field`), read when a rated match is settled and written
-after it (service/matches/rated.py), never for a player gone or being erased
+after it (service/matches/rated_matches.py), never for a player gone or being erased
 (service/identity/tombstones.py), and shown with the player.
 """
 

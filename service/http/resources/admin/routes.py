@@ -21,6 +21,7 @@ from service.http.resources.admin.schemas import (
 )
 from service.http.resources.matches.schemas import ViewSchema
 from service.matches import app_matches
+from service.privacy.export import export
 
 blp = Blueprint(
     "admin", __name__, url_prefix="/v1", description="An app's matches and its players' data (the app's key)"
@@ -87,7 +88,7 @@ class PlayerExport(MethodView):
         """
         player, app_id = app_player(external_id)
         svc = service()
-        exported = app_matches.export(svc.repo, svc.following, app_id, player)
+        exported = export(svc.repo, svc.following, app_id, player)
         return Response(codec.dumps(exported), mimetype="application/json")
 
 

@@ -24,7 +24,7 @@ from service.http.resources.webhooks.schemas import (
     WebhooksSchema,
 )
 from service.infra.jobqueue import JobQueue
-from service.notify import deliveries
+from service.notify import delivery_sends
 from service.notify.delivery_record import DELIVERY_ID
 from service.notify.url_guard import UrlPolicy
 from service.notify.webhooks import Endpoint, example_notice
@@ -171,7 +171,7 @@ class SendTest(MethodView):
         svc = service()
         svc.deliveries.count_manual(app_id)
         notice = example_notice(app_id, body.get("type") or endpoint.events[0])
-        (made,) = deliveries.start(
+        (made,) = delivery_sends.start(
             svc.deliveries,
             _jobs(),
             svc.config.SWEEP_GRACE,
@@ -224,7 +224,7 @@ class RetryDelivery(MethodView):
         if not endpoint.enabled:
             raise errors.Conflict(f"webhook endpoint {webhook_id} is disabled ({endpoint.disabled_reason})")
         svc.deliveries.count_manual(app_id)
-        sent = deliveries.retry(
+        sent = delivery_sends.retry(
             svc.deliveries,
             _jobs(),
             svc.config.SWEEP_GRACE,
