@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 
-from service import tracing  # noqa: E402
+from service.infra import tracing  # noqa: E402
 
 
 class RecentSpans(InMemorySpanExporter):
