@@ -3,8 +3,9 @@
 Each rung plays one level against the level below it (random-legal at the bottom)
 in-process, seats alternating, and prints the upper level's win rate with its 95%
 Wilson interval. Latency is measured on the same decisions. The ladder includes
-`solver`, the least-deadwood baseline (Spades: hard without mistakes), between hard
-and pro; it is a measuring rung only, not a level clients can seat.
+`solver`, the least-deadwood baseline (Spades: hard without mistakes), and `sound`, the
+yardstick (bench/yardstick.py measures it on paired deals), between hard and pro; they are
+measuring rungs only, not levels clients can seat.
 
     python bench/bots.py [--games spades,zhol] [--matches 100] [--seed 1]
     python bench/bots.py --games zhol --options '{"variant": "large"}'
@@ -26,11 +27,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from engines import tournament  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 
-LADDER = ["random", "easy", "medium", "hard", "solver", "pro"]
+LADDER = ["random", "easy", "medium", "hard", "solver", "sound", "pro"]
 
 # The rungs with a target above an interval over 50% (docs/bots.md): (least rate, interval's
 # lower bound above).
-TARGETS = {("hard", "pro"): (0.65, 0.5), ("solver", "pro"): (0.65, 0.55)}
+TARGETS = {("hard", "pro"): (0.65, 0.5), ("solver", "pro"): (0.65, 0.55), ("sound", "pro"): (0.65, 0.55)}
 
 # Shorter matches than the defaults keep the ladder affordable; the unit is still a whole
 # match, played to these targets.
@@ -68,7 +69,8 @@ def main() -> None:
         else list(zip(LADDER, LADDER[1:], strict=False))
     )
     if not args.rungs:
-        rungs.append(("hard", "pro"))  # listed too: its target is 65%, not an interval over 50%
+        # listed too: their target is 65%, not an interval over 50%
+        rungs += [("hard", "pro"), ("solver", "pro")]
         rungs = list(dict.fromkeys(rungs))
     for game_id in args.games.split(","):
         game = GAMES[game_id]

@@ -81,8 +81,8 @@ def json_copy(value: Any) -> Any:
     return value
 
 
-# The levels offered to clients. The bots know two more (engines/bots.py): `random`, and `solver`, the
-# ladder's baseline (engines.solver_level.LADDER_ONLY_LEVELS, for tournaments only).
+# The levels offered to clients. The bots know three more (engines/bots.py): `random`, and the ladder's
+# measuring rungs `solver` and `sound` (engines.solver_level.LADDER_ONLY_LEVELS, for tournaments only).
 BOT_LEVELS = ("easy", "medium", "hard", "pro")
 
 # One event vocabulary in every game (docs/api.md, "Events"). The service writes the match's own events

@@ -9,9 +9,10 @@ engines/hints.py) is its pro decision on a lighter budget with the reason in wor
 `hint(view, rng) -> (action, reason or None)`.
 
 The levels: `random` (a uniformly random legal action, the bottom of the ladder, unless a game
-registers its own), the four offered to clients (`engines.base.BOT_LEVELS`) and `solver`, the
-baseline the ladder is measured against (`cardtable tournament`, bench/bots.py; not offered to
-clients). A level a game does not register is refused with ValueError.
+registers its own), the four offered to clients (`engines.base.BOT_LEVELS`), and two rungs the
+ladder is measured against (`cardtable tournament`, bench/bots.py; not offered to clients):
+`solver`, the least-deadwood baseline, and `sound`, the yardstick at the top. A level a game
+does not register is refused with ValueError.
 """
 
 from __future__ import annotations

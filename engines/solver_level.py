@@ -8,7 +8,8 @@ deadwood, and throws the card whose removal leaves the least deadwood, the deare
 
 This module holds what the rummy games' solver levels share (each game's bots/solver.py): the
 discard rule and reasons in words for hints; and `LADDER_ONLY_LEVELS`, the levels of every game
-that exist for the ladder only (Spades' `solver` is its heuristic without mistakes, no meld solver).
+that exist for the ladder only (Spades' `solver` is its heuristic without mistakes, no meld solver;
+`sound`, the top rung, is each game's bots/sound.py or Spades' search on a smaller budget).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from engines.meld_solver import best_split
 from engines.melds import Meld, MeldRules, classify
 
 # Levels that exist for measuring only: accepted by the tournament, never by the API.
-LADDER_ONLY_LEVELS = ("solver",)
+LADDER_ONLY_LEVELS = ("solver", "sound")
 
 
 def least_deadwood(

@@ -14,7 +14,7 @@ from engines.base import BOT_LEVELS, Game
 from engines.solver_level import LADDER_ONLY_LEVELS
 
 # Every level a tournament seat may play: the API's levels, the random bottom rung and the
-# measuring-only `solver` baseline (docs/bots.md).
+# measuring-only rungs `solver` and `sound` (docs/bots.md).
 LEVELS = ("random", *BOT_LEVELS, *LADDER_ONLY_LEVELS)
 
 # A side is one level's seat group: a partnership in Spades, one seat elsewhere.
@@ -103,6 +103,15 @@ def play_match(
     raise RuntimeError(f"match with seed {seed} did not finish within {max_decisions} decisions")
 
 
+def _count(result: TournamentResult, side_of: list[int], winners: list[int]) -> None:
+    """One more match for every side, and its share of the win to each winning side."""
+    winning_sides = {side_of[s] for s in winners}
+    for side in result.sides:
+        side.matches += 1
+    for won in winning_sides:
+        result.sides[won].wins += 1 / len(winning_sides)
+
+
 def run(
     game: Game,
     levels: list[str],
@@ -116,13 +125,34 @@ def run(
     for m in range(matches):
         by_seat, side_of = seat_levels(game, levels, m)
         state = play_match(game, by_seat, seed + m, options, max_decisions, result.decision_seconds)
-        winners = state.get("winners") or []
-        winning_sides = {side_of[s] for s in winners}
-        for side in result.sides:
-            side.matches += 1
-        for side in winning_sides:
-            result.sides[side].wins += 1 / len(winning_sides)
+        _count(result, side_of, state.get("winners") or [])
         if progress:
             progress(m + 1, matches)
+    result.decisions = sum(map(len, result.decision_seconds.values()))
+    return result
+
+
+def run_paired(
+    game: Game,
+    levels: list[str],
+    deals: int,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    max_decisions: int = 200_000,
+) -> TournamentResult:
+    """Each of `deals` deals (seeds `seed`, `seed + 1`, ...) played once per rotation of the sides,
+    so every side holds every seat's cards once: the luck of the deal cancels between them
+    (2 × `deals` matches for two sides). Not for Spades, whose sides are partnerships (`run`)."""
+    result = TournamentResult(game.id, list(levels), [SideResult(lv) for lv in levels])
+    sides = len(levels)
+    for k in range(deals):
+        for shift in range(sides):
+            side_of = [(s + shift) % sides for s in range(sides)]
+            by_seat = [levels[i] for i in side_of]
+            state = play_match(game, by_seat, seed + k, options, max_decisions, result.decision_seconds)
+            _count(result, side_of, state.get("winners") or [])
+        if progress:
+            progress(k + 1, deals)
     result.decisions = sum(map(len, result.decision_seconds.values()))
     return result

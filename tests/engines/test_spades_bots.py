@@ -16,7 +16,7 @@ from engines.spades.bots.search import Sampler, candidate_cards, hand_outcome
 from engines.spades.bots.seen import Seen, estimate_tricks
 from engines.spades.rules import DECK
 
-ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
+ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro", "sound")
 RANKS = "23456789TJQKA"
 
 

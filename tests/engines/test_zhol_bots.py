@@ -24,7 +24,7 @@ from tests.engines import harness
 from tests.engines.harness import play_random
 from tests.engines.test_zhol import JUNK0, JUNK1, act, new
 
-LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
+LEVELS = ("random", "easy", "medium", "hard", "solver", "pro", "sound")
 SMALL_DECK = deck(1, 2)
 LARGE_DECK = deck(2, 4)
 
@@ -307,10 +307,10 @@ def decide(state: dict, level: str, seed: int = 0) -> dict:
     return bots.decide(GAME, GAME.view(state, seat), level, random.Random(seed))
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard", "pro"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "pro", "sound"])
 def test_every_level_takes_and_throws_for_a_zhol(level, monkeypatch):
     """5H on the pile completes 5S 5D 5H beside 7H 8H 9H TH: taken, then KD thrown wins."""
-    if level != "pro":
+    if level in zbot.LEVELS:
         monkeypatch.setitem(zbot.LEVELS[level], "mistakes", 0.0)
     hands = [["7H", "8H", "9H", "TH", "5S", "5D", "KD"], ["5H", "AH", "AD", "QD", "8D", "TC", "JD"]]
     state = new(hands, stock_top=["2C", "3D"])
@@ -323,11 +323,11 @@ def test_every_level_takes_and_throws_for_a_zhol(level, monkeypatch):
     assert decide(state, level) == {"type": "discard", "card": "KD"}
 
 
-@pytest.mark.parametrize("level", ["medium", "hard", "pro"])
+@pytest.mark.parametrize("level", ["medium", "hard", "pro", "sound"])
 def test_equal_discards_keep_the_most_live_outs(level, monkeypatch):
     """5S 5H 5C | 9D TD | JC QC and 2H drawn: throwing 2H, 9D, TD, JC or QC leaves two cards to
     draw, but only without 2H do both connectors stay (8D, JD, 7D, QD, TC, KC, 9C, AC help)."""
-    if level != "pro":
+    if level in zbot.LEVELS:
         monkeypatch.setitem(zbot.LEVELS[level], "mistakes", 0.0)
     hands = [["5S", "5H", "5C", "9D", "TD", "JC", "QC"], ["AH", "AD", "8S", "3C", "4D", "KH", "6S"]]
     state = new(hands, stock_top=["2H"])
@@ -345,10 +345,10 @@ def test_easy_picks_among_equal_discards_at_random(monkeypatch):
     assert chosen == {"2H", "9D", "TD", "JC", "QC"}
 
 
-@pytest.mark.parametrize("level", ["hard", "pro"])
+@pytest.mark.parametrize("level", ["hard", "pro", "sound"])
 def test_hard_and_pro_keep_back_a_card_the_next_player_collects(level, monkeypatch):
     """Seat 1 took 8C from the pile. Seat 0 holds 5S 6S 7S | JH JD JC and two loose cards, AD and
-    8D, equal for its own hand: hard and pro throw AD, not the 8 the next player collects."""
+    8D, equal for its own hand: hard, pro and sound throw AD, not the 8 the next player collects."""
     monkeypatch.setitem(zbot.LEVELS["hard"], "mistakes", 0.0)
     hands = [["5S", "6S", "7S", "JH", "JD", "JC", "8C"], ["8S", "8H", "2D", "4D", "6C", "KH", "QS"]]
     state = new(hands, stock_top=["AD", "8D"])

@@ -22,7 +22,7 @@ from engines.zoliky.rules import lay_off_reading
 from tests.engines.harness import play_random
 from tests.engines.test_zoliky import OTHER, act, draw, new, to_turn_7
 
-ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro")
+ALL_LEVELS = ("random", "easy", "medium", "hard", "solver", "pro", "sound")
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,8 @@
 - `pro`: determinized search (`engines.spades.bots.search`) with no deliberate mistakes; its budget
   is `PRO["samples"]` deals per decision, work and not time, so that how strong it plays never
   depends on how busy its machine is.
+- `sound`: the top rung of the ladder (not offered to clients): the same search on
+  `SOUND_SAMPLES` deals, each consistent with the voids shown and the trumps played.
 
 Every bot is stateless: what it knows of earlier tricks (cards gone, voids shown) it reads
 from the view's `table.played`. A seat with one legal action plays it at once.
@@ -41,6 +43,9 @@ PRO_SAMPLES = 64
 # The pro budget; change the entries (tests and benchmarks do) to trade strength for time. No
 # time limit: with one (it was 0.5 s) a loaded worker cut searches short and played weaker.
 PRO: dict[str, Any] = {"samples": PRO_SAMPLES, "time_limit": None}
+# The `sound` rung's budget (the top of the ladder, not offered to clients): the pro's search on a
+# quarter of its samples, each dealt consistently with every void shown and every trump played.
+SOUND_SAMPLES = 16
 # The pro's budget for a hint (engines/hints.py): tens of milliseconds, inside a request.
 HINT: dict[str, Any] = {"samples": 16, "time_limit": 0.04}
 
@@ -96,12 +101,14 @@ def heuristic(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     return action
 
 
-@register("spades", "pro")
+@register("spades", "pro", "sound")
 def pro(view: dict[str, Any], level: str, rng: random.Random) -> Action:
-    """Determinized search (`search.decide`) within the `PRO` budget."""
+    """Determinized search (`search.decide`) within the `PRO` budget (`sound`: `SOUND_SAMPLES`)."""
     legal = view["legal_actions"]
     if len(legal) == 1:
         return dict(legal[0])
+    if level == "sound":
+        return search.decide(Seen(view), rng, SOUND_SAMPLES, None)
     return search.decide(Seen(view), rng, PRO["samples"], PRO["time_limit"])
 
 

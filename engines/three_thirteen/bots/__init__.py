@@ -13,6 +13,8 @@
   overlooked; on a final turn (someone has gone out) only the points left count.
 - solver: `engines.three_thirteen.bots.solver`, the least-deadwood baseline of the ladder (not
   offered to clients).
+- sound: `engines.three_thirteen.bots.sound`, the top rung of the ladder (live outs, what the
+  next player collects; not offered to clients).
 - pro: `engines.three_thirteen.bots.pro` (expected points after the next two draws over sampled
   unseen cards).
 
@@ -36,6 +38,7 @@ from engines.three_thirteen.bots.eval import (
 )
 from engines.three_thirteen.bots.pro import pro_action
 from engines.three_thirteen.bots.solver import explain, solver_action
+from engines.three_thirteen.bots.sound import sound_action
 
 LEVELS = ("random", "easy", "medium", "hard", "pro")
 # Chance per decision of overlooking the better move (draw or discard). Hard decides as solver when
@@ -53,7 +56,7 @@ HINT: dict[str, Any] = {
 }
 
 
-@register("three-thirteen", *LEVELS, "solver")
+@register("three-thirteen", *LEVELS, "solver", "sound")
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     legal: list[Action] = view["legal_actions"]
     if not legal:
@@ -64,6 +67,8 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
         return legal[0]
     if level == "solver":
         return solver_action(view, rng)
+    if level == "sound":
+        return sound_action(view, rng)
     if level == "pro":
         return pro_action(view, rng)
     return heuristic_action(view, level if level in MISTAKES else "medium", rng)

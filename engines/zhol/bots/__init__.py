@@ -9,6 +9,8 @@
   (it took their neighbours from the discard pile). Each level overlooks its move in a documented
   share of decisions (`LEVELS[level]["mistakes"]`) and then plays a random legal action.
 - `solver`: `solver`, the least-deadwood baseline of the ladder (not offered to clients).
+- `sound`: `sound`, the top rung of the ladder: live outs, the next player's visible collection,
+  the race (not offered to clients).
 - `pro`: `pro` (sampled hands of the next player, outs two steps ahead, the race to finish
   first), with no deliberate mistakes.
 
@@ -26,7 +28,7 @@ from engines.bots import register, register_hint
 from engines.cards import CARD_INDEX, CARD_OF, JOKER_INDEX
 from engines.meld_solver import goes_out
 from engines.zhol.bots import hand as bh
-from engines.zhol.bots import pro, solver
+from engines.zhol.bots import pro, solver, sound
 from engines.zhol.bots.knowledge import Knowledge
 from engines.zhol.rules import RULES
 
@@ -51,7 +53,7 @@ HINT: dict[str, dict[str, Any]] = {
 }
 
 
-@register("zhol", "random", "easy", "medium", "hard", "pro", "solver")
+@register("zhol", "random", "easy", "medium", "hard", "pro", "solver", "sound")
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     """The bot's action for the seat whose `view` this is (it must be that seat's turn)."""
     legal = view["legal_actions"]
@@ -63,6 +65,8 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
         return dict(legal[0])
     if level == "solver":
         return solver.solver_action(view, rng)
+    if level == "sound":
+        return sound.sound_action(view, rng)
     know = Knowledge(view)
     if level == "pro":
         return pro.choose(know, rng)

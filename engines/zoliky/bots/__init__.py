@@ -10,6 +10,8 @@
   plays a random move: a stock draw, or a random normal card discarded at once (no meld, lay-off
   or swap that turn). No level overlooks a way to go out this turn.
 - `solver`: `solver`, the least-deadwood baseline of the ladder (not offered to clients).
+- `sound`: `sound`, the top rung of the ladder: the heuristic policy with nothing overlooked
+  (not offered to clients).
 - `pro`: determinized search (`search`), no deliberate mistakes; budget `search.PRO`.
 
 Every bot is stateless: all it uses comes from the view (`knowledge.read_view`).
@@ -34,6 +36,7 @@ from engines.zoliky.bots.knowledge import Knowledge, read_view
 from engines.zoliky.bots.policy import HARD, decide
 from engines.zoliky.bots.search import search_action
 from engines.zoliky.bots.solver import explain, solver_action
+from engines.zoliky.bots.sound import sound_action
 from engines.zoliky.rules import RULES, card_points, lay_off_reading, opening_problem, read_meld
 
 # The pro's budget for a hint (engines/hints.py): tens of milliseconds, inside a request.
@@ -54,7 +57,7 @@ def mistake_rate(level: str) -> float:
     return cast(float, 1.0 - LEVELS[level]["attention"])  # a level's settings are mixed
 
 
-@register("zoliky", "random", "easy", "medium", "hard", "pro", "solver")
+@register("zoliky", "random", "easy", "medium", "hard", "pro", "solver", "sound")
 def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Action:
     """The decision of a `level` bot for the seat whose view this is."""
     legal = view.get("legal_actions") or []
@@ -66,6 +69,8 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random) -> Actio
         return dict(legal[0])
     if level == "solver":
         return solver_action(view, rng)
+    if level == "sound":
+        return sound_action(view, rng)
     know = read_view(view)
     if level == "pro":
         return search_action(know, view, rng)
