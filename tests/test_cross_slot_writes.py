@@ -85,6 +85,18 @@ def app_with_players(svc, name: str, *externals: str, **quotas: Any) -> tuple[An
     return app, key, tokens
 
 
+# A Zhol match between the app's players Ana and Bo, their seats bound to them.
+ANA_AND_BO = {"game": "zhol", "seats": [{"kind": "human", "player": p} for p in ("ana", "bo")]}
+
+
+def ana_and_bo_match(svc, app_name: str) -> tuple[Any, str, dict[str, str], str]:
+    """An app with the players Ana and Bo, its key, their tokens, and a match between them that
+    the app's key created."""
+    app, key, tokens = app_with_players(svc, app_name, "ana", "bo")
+    match_id = svc.create(ANA_AND_BO, identify(svc.apps, svc.players, key, None))["id"]
+    return app, key, tokens, match_id
+
+
 def listed_ids(svc, player_token: str) -> list[str]:
     """The match ids of a player's `GET /v1/me/matches`, every part."""
     player = svc.players.authenticate(player_token)
@@ -178,9 +190,7 @@ def _created_by_app(private_redis: str, target: tuple[str, str]) -> tuple[Any, A
     calls `target` (module, name), after its commit."""
     svc = service(private_redis)
     app, key, tokens = app_with_players(svc, "lists", "ana", "bo")
-    seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    body = {"game": "zhol", "seats": seats}
-    die_at(private_redis, *target, f"svc.create({body!r}, caller, match_id={MATCH!r})", key)
+    die_at(private_redis, *target, f"svc.create({ANA_AND_BO!r}, caller, match_id={MATCH!r})", key)
     assert svc.load(MATCH).version == 0  # the commit stands
     return svc, app, tokens
 
@@ -244,10 +254,7 @@ def test_a_player_who_takes_a_rematch_seat_in_a_process_killed_before_listing_it
     private_redis,
 ):
     svc = service(private_redis)
-    app, key, tokens = app_with_players(svc, "rematches", "ana", "bo")
-    seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    caller = identify(svc.apps, svc.players, key, None)
-    old = svc.create({"game": "zhol", "seats": seats}, caller)["id"]
+    app, key, tokens, old = ana_and_bo_match(svc, "rematches")
     svc.act(old, tokens["bo"], {"type": "resign"})
     as_ana = identify(svc.apps, svc.players, tokens["ana"], None)
     new = rematch(svc.repo, svc.seats, old, tokens["ana"], as_ana)["id"]
@@ -264,10 +271,7 @@ def test_a_match_ended_by_a_process_killed_before_handing_on_leaves_its_players_
     private_redis,
 ):
     svc = service(private_redis)
-    app, key, tokens = app_with_players(svc, "ends", "ana", "bo")
-    seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    caller = identify(svc.apps, svc.players, key, None)
-    match_id = svc.create({"game": "zhol", "seats": seats}, caller)["id"]
+    app, key, tokens, match_id = ana_and_bo_match(svc, "ends")
     resign = f"svc.act({match_id!r}, key, {{'type': 'resign'}})"
     die_at(private_redis, "service.matches.repository", "MatchRepository.hand_on", resign, tokens["bo"])
     ana = svc.players.find(app.id, "ana")
@@ -298,9 +302,7 @@ def test_a_rematch_whose_asker_was_killed_before_creating_it_is_made_by_an_ask_a
     private_redis, monkeypatch
 ):
     svc = service(private_redis)
-    app, key, tokens = app_with_players(svc, "lost-rematch", "ana", "bo")
-    seats = [{"kind": "human", "player": p} for p in ("ana", "bo")]
-    old = svc.create({"game": "zhol", "seats": seats}, identify(svc.apps, svc.players, key, None))["id"]
+    app, key, tokens, old = ana_and_bo_match(svc, "lost-rematch")
     svc.act(old, tokens["bo"], {"type": "resign"})
     # Ana's ask names the rematch in the old match, then dies before the rematch's own commit.
     ask = f"from service.matches.rematch import rematch\nrematch(svc.repo, svc.seats, {old!r}, key, caller)"
