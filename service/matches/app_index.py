@@ -64,10 +64,7 @@ class AppIndex:
             if effect.get("name"):
                 # A name it joined with (not its own) is one more its erasure must find.
                 self.players.named(joiner, effect["name"])
-            with self.client.pipeline(transaction=True) as p:
-                p.zadd(joined_key(joiner), {match_id: effect["created"]})
-                p.zremrangebyrank(joined_key(joiner), 0, -INDEX_LIMIT - 1)
-                p.execute()
+            self._add([joined_key(joiner)], match_id, effect["created"])
         if effect["app"] is not None:
             self._index(effect["app"], match_id, effect["created"], own=effect["own"])
 
@@ -77,7 +74,10 @@ class AppIndex:
         return self.players.get(player_id) is None
 
     def _index(self, app_id: str, match_id: str, created: float, own: bool) -> None:
-        keys = [matches_key(app_id), *([created_key(app_id)] if own else [])]
+        self._add([matches_key(app_id), *([created_key(app_id)] if own else [])], match_id, created)
+
+    def _add(self, keys: list[str], match_id: str, created: float) -> None:
+        """The match in each index of `keys` by its creation time, each kept to INDEX_LIMIT."""
         with self.client.pipeline(transaction=True) as p:
             for key in keys:
                 p.zadd(key, {match_id: created})
