@@ -60,6 +60,9 @@ from service.notify.webhooks import Webhooks
 from service.privacy.erasure import Erasure
 from service.ratings.leaderboards import Leaderboards
 from service.ratings.stored import PlayerRatings
+from service.tournaments.rounds import Rounds
+from service.tournaments.running import Tournaments
+from service.tournaments.store import TournamentStore
 
 
 class MatchService:
@@ -88,6 +91,18 @@ class MatchService:
         self.bots = Bots(self.repo, self.counters)
         notify = (self.feeds, self.webhooks, self.deliveries)
         self.erasure = Erasure(self.repo, Tombstones(trips.state), notify)
+        # Tournaments make their rounds' matches through seats and tell their players through the
+        # repository's notice sinks; a match of one tells it of its end through its outbox.
+        self.tournament_store = TournamentStore(trips.state, trips.queue)
+        self.rounds = Rounds(
+            self.tournament_store,
+            self.seats.create,
+            self.players.get,
+            self.repo.notice_sinks,
+            config.OUTBOX_GRACE,
+        )
+        self.tournaments = Tournaments(self.tournament_store, self.rounds, self.quotas, self.ratings)
+        self.repo.tournament_sink = self.rounds.match_ended
         # The service's calls, each answered by the part that owns it.
         self.load, self.authenticate, self.update = self.repo.load, self.repo.authenticate, self.repo.update
         self.view, self.events, self.history = (

@@ -68,6 +68,7 @@ PACKAGE_RANKS = {
     "ratings": 4,
     "matches": 5,
     "notify": 6,
+    "tournaments": 6,  # beside notify: each stands on matches, neither on the other
     "privacy": 7,
     "bootstrap": 8,
     "http": 9,

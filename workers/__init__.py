@@ -5,6 +5,6 @@ worker runs (housekeeping: RQ's scheduler, the outbox relay, the sweeper of matc
 deliveries overdue); worker is `cardtable worker`'s process.
 
 May import: everything below bootstrap and bootstrap itself (engines, the kernel, infra, identity,
-ratings, matches, notify, privacy, bootstrap); never http or cli, which share or hold its rank
+ratings, matches, notify, tournaments, privacy, bootstrap); never http or cli, which share or hold its rank
 (tests/test_code_shape.py).
 """

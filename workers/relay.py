@@ -38,7 +38,7 @@ def relay(svc: MatchService, now: float | None = None) -> int:
         effects = [(raw, e) for raw, e in outbox.effects(match_id) if e["v"] <= newest]
         match = svc.repo.find(match_id)
         for _, effect in effects:
-            if effect["kind"] in ("ratings", "notify", "lists"):
+            if effect["kind"] in ("ratings", "notify", "lists", "tournament"):
                 # Idempotent: applying ratings or lists twice changes nothing, and every notice sink
                 # takes a notice it has already taken as a no-op (service/matches/repository.py, NoticeSink).
                 svc.repo.hand_on(match_id, effect, relayed=True)
@@ -56,7 +56,19 @@ def relay(svc: MatchService, now: float | None = None) -> int:
         outbox.remove(match_id, [raw for raw, _ in effects], [name for name, _ in members])
     if relayed:
         svc.counters.count("outbox_relayed", relayed)
+    _open_rounds(svc, now)
     return relayed
+
+
+def _open_rounds(svc: MatchService, now: float) -> None:
+    """Tournament rounds paired and still not opened by the process that paired them (it died
+    between): opened now (service/tournaments/rounds.py)."""
+    store = svc.tournament_store
+    for tournament_id, number in store.due(now):
+        log.warning("tournament %s: round %d was paired and never opened; opening it", tournament_id, number)
+        svc.rounds.advance(tournament_id)
+        if store.is_open(tournament_id, number):
+            store.opened(tournament_id, number)
 
 
 def _lost(svc: MatchService, match: Match, effect: dict[str, Any]) -> bool:

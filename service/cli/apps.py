@@ -14,7 +14,14 @@ import sys
 from typing import Any
 
 from service import errors
-from service.identity.apps import DEFAULT_BOT_MATCHES, DEFAULT_MATCHES, DEFAULT_RATE, App, Apps
+from service.identity.apps import (
+    DEFAULT_BOT_MATCHES,
+    DEFAULT_MATCHES,
+    DEFAULT_RATE,
+    DEFAULT_TOURNAMENTS,
+    App,
+    Apps,
+)
 from service.infra.cluster import state_client
 from service.infra.embedded import REDIS_URL_FILE
 from service.notify.feeds import Feeds
@@ -41,7 +48,10 @@ def _show(app: App, key: str | None, as_json: bool) -> None:
         print(json.dumps({"app": app.id, **({"key": key} if key else {}), **app.public()}))
         return
     print(f"app {app.id}  {app.name}{'  (revoked)' if app.revoked else ''}")
-    print(f"  quotas: {app.rate} requests/s, {app.matches} live matches, {app.bot_matches} bot-only")
+    print(
+        f"  quotas: {app.rate} requests/s, {app.matches} live matches, {app.bot_matches} bot-only,"
+        f" {app.tournaments} tournaments"
+    )
     if app.origins:
         print(f"  web origins: {', '.join(app.origins)}")
     if key:
@@ -58,6 +68,7 @@ def cmd_apps(args: argparse.Namespace) -> int:
             ("rate", args.rate),
             ("matches", args.matches),
             ("bot_matches", args.bot_matches),
+            ("tournaments", args.tournaments),
             ("origins", args.origin),
         )
         if value is not None
@@ -98,6 +109,11 @@ def add_apps(sub: Any, default_data_dir: str) -> None:
     apps.add_argument("--matches", type=int, help=f"live matches it may hold (default {DEFAULT_MATCHES})")
     apps.add_argument(
         "--bot-matches", type=int, help=f"live matches with no human seat (default {DEFAULT_BOT_MATCHES})"
+    )
+    apps.add_argument(
+        "--tournaments",
+        type=int,
+        help=f"tournaments registering or running it may hold (default {DEFAULT_TOURNAMENTS})",
     )
     apps.add_argument(
         "--origin", action="append", help="a web origin its browser clients run on (repeat for more)"

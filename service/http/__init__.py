@@ -6,5 +6,5 @@ game_schemas, examples) and the resources, one folder an area (resources/<area>/
 schemas.py).
 
 May import: everything below it (engines, the kernel, infra, identity, ratings, matches, notify,
-privacy, bootstrap); never workers/ or cli/ (tests/test_code_shape.py).
+tournaments, privacy, bootstrap); never workers/ or cli/ (tests/test_code_shape.py).
 """

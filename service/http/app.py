@@ -131,6 +131,7 @@ def _register_blueprints(api: Api) -> None:
     from service.http.resources.lobby.routes import blp as lobby_blp
     from service.http.resources.matches.routes import blp as matches_blp
     from service.http.resources.players.routes import blp as players_blp
+    from service.http.resources.tournaments.routes import blp as tournaments_blp
     from service.http.resources.webhooks.routes import blp as webhooks_blp
 
     resources = (
@@ -141,6 +142,7 @@ def _register_blueprints(api: Api) -> None:
         players_blp,
         admin_blp,
         webhooks_blp,
+        tournaments_blp,
         health_blp,
     )
     for blp in resources:

@@ -39,6 +39,7 @@ _ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::[
 DEFAULT_RATE = 200  # requests a second made with the app's key
 DEFAULT_MATCHES = 1000  # live matches created with the key or by its players
 DEFAULT_BOT_MATCHES = 100  # of those, live matches with no human seat
+DEFAULT_TOURNAMENTS = 20  # tournaments registering or running (service/tournaments/running.py)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class App:
     rate: int = DEFAULT_RATE
     matches: int = DEFAULT_MATCHES
     bot_matches: int = DEFAULT_BOT_MATCHES
+    tournaments: int = DEFAULT_TOURNAMENTS
     origins: list[str] = field(default_factory=list)  # web origins its browser clients run on
     revoked: bool = False
 
@@ -57,7 +59,12 @@ class App:
             "app": self.id,
             "name": self.name,
             "created": self.created,
-            "quotas": {"rate": self.rate, "matches": self.matches, "bot_matches": self.bot_matches},
+            "quotas": {
+                "rate": self.rate,
+                "matches": self.matches,
+                "bot_matches": self.bot_matches,
+                "tournaments": self.tournaments,
+            },
             "origins": self.origins,
             "revoked": self.revoked,
         }

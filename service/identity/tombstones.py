@@ -79,6 +79,9 @@ def named(data: dict[str, Any]) -> set[str]:
     found = set((data.get("players") or {}).values())
     if data.get("player"):
         found.add(data["player"])
+    # A tournament's end (service/tournaments/rounds.py): its winners and standings name players.
+    found.update(w for w in data.get("winners") or () if isinstance(w, str))
+    found.update(row["player"] for row in data.get("standings") or () if row.get("player"))
     return found
 
 
@@ -108,6 +111,13 @@ def without(notice: dict[str, Any], ended: dict[str, float]) -> dict[str, Any]:
         data["players"] = {seat: e for seat, e in data["players"].items() if e not in gone}
     if data.get("player") in gone:
         data["player"] = None
+    if "standings" in data:
+        data["standings"] = [
+            {**row, "player": None, "name": None} if row.get("player") in gone else row
+            for row in data["standings"]
+        ]
+    if "winners" in data:
+        data["winners"] = [None if w in gone else w for w in data["winners"]]
     return {**notice, "data": data}
 
 

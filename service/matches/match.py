@@ -110,6 +110,7 @@ class Match(MatchQuestions):
         clock_asked: bool,
         listed: bool,
         app: str | None,
+        tournament: dict[str, Any] | None = None,
     ) -> tuple[Match, dict[int, str]]:
         """A new match, waiting and not stored yet, and the tokens of its human seats not bound to
         a player (only their hashes are stored). `options`: validated (`new_match.match_options`);
@@ -117,7 +118,8 @@ class Match(MatchQuestions):
         bound to players (service/matches/membership.py, `bindings`); `seed` and `deck`: the
         creator's own, if any; `client_seed`: the creator's, for its first human seat;
         `clock_asked`: whether the creator asked for `turn_seconds`; `app`: the app whose webhooks
-        hear of the match (service/matches/notices.py) whoever sits in it."""
+        hear of the match (service/matches/notices.py) whoever sits in it; `tournament`: the
+        tournament and round it is a match of (its end feeds the standings)."""
         seats, tokens = new_seats(seats_in, players)
         if client_seed is not None:
             # Every human seat of a create is the creator's, and more seeds from one party would
@@ -140,6 +142,7 @@ class Match(MatchQuestions):
             # Keys the bots' randomness (service/matches/bots.py, bot_rng); never shown to anyone.
             "bot_key": secrets.token_hex(32),
             **({"app": app} if app is not None else {}),
+            **({"tournament": tournament} if tournament is not None else {}),
         }
         return cls(match_id, record), tokens
 

@@ -27,7 +27,17 @@ from typing import Any
 
 from service.matches.match import Match
 
-TYPES = ("match.created", "match.started", "turn.started", "match.over", "seat.timed_out", "rematch.offered")
+TYPES = (
+    "match.created",
+    "match.started",
+    "turn.started",
+    "match.over",
+    "seat.timed_out",
+    "rematch.offered",
+    # A tournament's (service/tournaments/rounds.py), through the same sinks.
+    "tournament.round_started",
+    "tournament.over",
+)
 
 
 def apps_of(record: dict[str, Any]) -> list[str]:

@@ -85,6 +85,9 @@ class MatchRepository:
         self.ratings = ratings
         self.app_index = app_index
         self.notice_sinks: list[NoticeSink] = []
+        # Who hears that a tournament's match ended (service/tournaments/running.py, set by the
+        # composition root): the effect's `tournament`, `match`, `winners` (player ids), `status`.
+        self.tournament_sink: Callable[[dict[str, Any]], None] | None = None
 
     def find(self, match_id: str, events_after: int | None = None, token: str | None = None) -> Match | None:
         """The match as stored, None when there is none; with `events_after`, its events after
@@ -252,6 +255,8 @@ class MatchRepository:
         if match.record["options"].get("rated"):
             settled = rated_matches.settle(match, events, self.ratings)
             effects += [settled] if settled is not None else []
+        if match.record.get("tournament") and match.over() and any(e["type"] == "match_over" for e in events):
+            effects.append(_tournament_result(match, events, at))
         told = notices.derive(match, events, at)
         if told:
             # Handed on first: a bot's job, handed on before them, could commit its turn and
@@ -270,6 +275,8 @@ class MatchRepository:
             rated_matches.apply(effect, self.ratings, self.leaderboards)
         elif effect["kind"] == "lists":
             self.app_index.apply(match_id, effect, relayed)
+        elif effect["kind"] == "tournament":
+            self._tournament(match_id, effect, relayed)
         elif effect["kind"] == "notify":
             for sink in self.notice_sinks:
                 try:
@@ -282,6 +289,18 @@ class MatchRepository:
                     log.warning("match %s: notices left to the relay (%s)", match_id, e)
         elif self.queue is not None:
             outbox.hand_on(self.queue, match_id, effect, bot_delay)
+
+    def _tournament(self, match_id: str, effect: dict[str, Any], relayed: bool) -> None:
+        """A tournament's match ended: its standings hear of it now, or from the relay should
+        that fail (applying it twice changes nothing)."""
+        if self.tournament_sink is None:
+            return
+        try:
+            self.tournament_sink(effect)
+        except (redis.ConnectionError, redis.TimeoutError, errors.DomainError) as e:
+            if relayed:
+                raise
+            log.warning("match %s: its tournament's standings left to the relay (%s)", match_id, e)
 
     def _ttl(self, status: str) -> int:
         if status in ("finished", "aborted"):
@@ -332,3 +351,20 @@ class MatchRepository:
         if job == "rematch":
             return (match.reserved_until() or 0.0) + self.config.SWEEP_GRACE
         return None
+
+
+def _tournament_result(match: Match, events: list[dict[str, Any]], at: float) -> dict[str, Any]:
+    """The effect that tells a tournament (service/tournaments/running.py) how its match ended:
+    its winners by player id (a seat bound to no player, one erased, names none)."""
+    over = next(e for e in events if e["type"] == "match_over")
+    players = {s["seat"]: s.get("player") for s in match.record["seats"]}
+    winners = [players[w] for w in over.get("winners") or [] if players.get(w)]
+    return {
+        "kind": "tournament",
+        "v": match.next_version,
+        "at": at,
+        "tournament": match.record["tournament"]["id"],
+        "match": match.id,
+        "winners": winners,
+        "status": match.status(),
+    }

@@ -51,12 +51,14 @@ class Seats:
         players: dict[int, Player] | None = None,
         app: str | None = None,
         quick: bool = False,
+        tournament: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A new match. `caller`: who creates it (its seats bound to players as it may, and
         counted against its quotas: service/matches/membership.py, `quick` when quick play hosts it);
         None for the service's own callers. A rematch (service/matches/rematch.py) names the new match's
-        id, its seats' players and its app."""
-        match, tokens, bound = self._new_match(body, caller, match_id or new_id(), players, app)
+        id, its seats' players and its app; a tournament's round (service/tournaments/running.py) those
+        and `tournament`, `{"id", "round"}`, kept in the record: its end feeds the standings."""
+        match, tokens, bound = self._new_match(body, caller, match_id or new_id(), players, app, tournament)
         events: list[dict[str, Any]] = [{"type": "match_created", "game": match.game.id}]
         if match.full():
             events += match.start()
@@ -70,6 +72,7 @@ class Seats:
         match_id: str,
         chosen: dict[int, Player] | None,
         app: str | None,
+        tournament: dict[str, Any] | None = None,
     ) -> tuple[Match, dict[int, str], list[str]]:
         """The match create's `body` asks for, not stored yet: its seeding and its rated seats
         checked, its seats bound to players as `caller` may and to the `chosen` ones (a
@@ -91,6 +94,7 @@ class Seats:
             clock_asked=asked.get("turn_seconds") is not None,
             listed=bool(body.get("listed")),
             app=_owner(caller, app),
+            tournament=tournament,
         )
         rated_matches.check_created(match.record)
         return match, tokens, [p.id for p in bound.values()]

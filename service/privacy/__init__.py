@@ -3,5 +3,5 @@ art. 17, docs/integrating.md "Erasure"). The tombstones erasure leaves are ident
 (service/identity/tombstones.py).
 
 May import: everything below bootstrap: engines, the kernel, infra, identity, ratings, matches,
-notify (tests/test_code_shape.py).
+notify, tournaments (tests/test_code_shape.py).
 """
