@@ -130,7 +130,8 @@ class MyEvents(MethodView):
 
         One feed per player (a player token): `match.created`, `match.started`, `turn.started`
         (its own turns), `match.over`, `seat.timed_out` and `rematch.offered` of every match it
-        sits in, each with its own `seq`. Answers at once when there are entries after `after`,
+        sits in, and `tournament.round_started` and `tournament.over` of its tournaments, each
+        with its own `seq`. Answers at once when there are entries after `after`,
         else waits up to `wait` seconds (at most 30). At most `limit` entries; `next_after` when
         more follow; `last` is the newest entry's seq (ask after it to get only what comes
         next). 401 when the token stops holding during the wait (rotated, app revoked).
