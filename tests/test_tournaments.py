@@ -291,3 +291,31 @@ def test_only_an_app_key_creates_and_starts_and_only_a_player_joins(client, svc)
     assert client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(token)).status_code == 401
     assert client.post(f"/v1/tournaments/{t['id']}/join", headers=auth(key)).status_code == 401
     assert client.get(f"/v1/tournaments/{t['id']}").status_code == 401
+
+
+def test_a_spades_swiss_seats_partnerships_of_four_with_byes_and_both_partners_score(client, svc):
+    key = new_app(svc)
+    ratings = {f"sp{i}": 60.0 - 5 * i for i in range(6)}
+    tokens = rated_players(client, svc, key, "spades", ratings)
+    t = create(client, key, game="spades", rounds=2, max_players=6)
+    for name in tokens:
+        ok(client.post(f"/v1/tournaments/{t['id']}/join", headers=auth(tokens[name])))
+    started = ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
+    first = started["rounds"][0]
+    # Six players, tables of four: one table, the two lowest-ranked sit out with a bye.
+    assert len(first["matches"]) == 1 and sorted(first["byes"]) == ["sp4", "sp5"]
+    # Ranked s1..s4 they sit s1, s2, s4, s3: the best and the fourth partners (seats 0 and 2).
+    assert first["matches"][0]["players"] == ["sp0", "sp1", "sp3", "sp2"]
+    match = first["matches"][0]
+    # Seat 1 resigns: the partnership of seats 0 and 2 wins, both partners a point.
+    r = client.post(
+        f"/v1/matches/{match['id']}/actions", json={"type": "resign"}, headers=auth(tokens["sp1"])
+    )
+    assert r.status_code == 200, r.get_json()
+    after = ok(client.get(f"/v1/tournaments/{t['id']}", headers=auth(key)))
+    assert sorted(after["rounds"][0]["matches"][0]["winners"]) == ["sp0", "sp3"]
+    # Round 2 opened at once: the byes go to the lowest-ranked who have had none, the losers.
+    assert after["round"] == 2 and sorted(after["rounds"][1]["byes"]) == ["sp1", "sp2"]
+    assert sorted(after["rounds"][1]["matches"][0]["players"]) == ["sp0", "sp3", "sp4", "sp5"]
+    # A win (both partners) or a bye is a point: everyone has one.
+    assert {p["player"]: p["points"] for p in after["players"]} == dict.fromkeys(tokens, 1)
