@@ -147,10 +147,12 @@ class Rounds:
         the last round still runs, or another process got there first)."""
         if record["status"] != "running" or (record["played"] and not record["played"][-1]["open"]):
             raise Unchanged()
-        results = self.store.results(record["id"])
-        rounds = played(record, results)
-        if rounds and any(t["winners"] is None for t in rounds[-1]["tables"]):
+        if record["played"] and not self.store.ended(
+            record["id"], [t["match"] for t in record["played"][-1]["tables"]]
+        ):
+            # Every match of a round that ends asks: only the round's own results are read.
             raise Unchanged()
+        rounds = played(record, self.store.results(record["id"]))
         nxt = next_pairing(record, rounds)
         if nxt is None:
             # Its players are told after this write: should that not happen, the housekeeper does.

@@ -77,6 +77,13 @@ class TournamentStore:
         raw: dict[bytes, bytes] = self.client.hgetall(results_key(tournament_id))
         return {k.decode(): json.loads(v) for k, v in raw.items()}
 
+    def ended(self, tournament_id: str, match_ids: list[str]) -> bool:
+        """Whether every one of these matches of the tournament has its result."""
+        if not match_ids:
+            return True
+        found = self.client.hmget(results_key(tournament_id), match_ids)
+        return all(r is not None for r in found)
+
     def add(self, record: dict[str, Any]) -> None:
         """Store a new tournament, listed with its app first."""
         with self.client.pipeline(transaction=False) as p:
