@@ -33,6 +33,12 @@ OPERATIONS = [
     "listMyMatches",
     "getMyEvents",
     "streamMyEvents",
+    "quickPlay",
+    "createTournament",
+    "listTournaments",
+    "joinTournament",
+    "startTournament",
+    "getTournament",
 ]
 
 
