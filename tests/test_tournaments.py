@@ -278,6 +278,19 @@ def test_a_tournament_the_rules_refuse_is_a_422_and_nothing_is_created(client, s
     assert ok(client.get("/v1/tournaments", headers=auth(key)))["tournaments"] == []
 
 
+def test_every_match_of_a_tournament_has_a_clock_that_resigns_an_absent_player(client, svc):
+    key = new_app(svc)
+    made = create(client, key, round_seconds=300, options={"rated": True, "turn_seconds": None})
+    assert made["turn_seconds"] == 15  # a twentieth of the round
+    tokens = {p: put_player(client, key, p) for p in ("ca", "cb")}
+    for token in tokens.values():
+        ok(client.post(f"/v1/tournaments/{made['id']}/join", headers=auth(token)))
+    started = ok(client.post(f"/v1/tournaments/{made['id']}/start", headers=auth(key)))
+    match_id = started["rounds"][0]["matches"][0]["id"]
+    options = svc.repo.load(match_id).record["options"]
+    assert options["turn_seconds"] == 15 and options["on_timeout"] == "resign" and options["rated"] is True
+
+
 def test_only_an_app_key_creates_and_starts_and_only_a_player_joins(client, svc):
     key = new_app(svc)
     token = put_player(client, key, "who")

@@ -71,7 +71,9 @@ class Tournaments:
             )
         options = dict(body.get("options") or {})
         asked = {**options, "on_timeout": "resign"}
-        asked.setdefault("turn_seconds", turn_seconds(body["round_seconds"]))
+        if asked.get("turn_seconds") is None:
+            # Every tournament match has a clock: without one an absent player stalls its round.
+            asked["turn_seconds"] = turn_seconds(body["round_seconds"])
         tournament_id = new_tournament_id()
         record = {
             "id": tournament_id,
