@@ -1,6 +1,7 @@
 """Regenerate docs/play/*.png: the web table at /play in Debian's chromium, one game at a time.
 
     python -m scripts.screenshots      # from the repository root; starts its own `cardtable serve`
+    python -m scripts.screenshots tournament zhol   # only these (the functions named in SHOTS)
 
 Look at the images before committing them (docs/play.md).
 """
@@ -8,17 +9,20 @@ Look at the images before committing them (docs/play.md).
 from __future__ import annotations
 
 import os
+import sys
 
 from tests.play_harness import (
     browser_page,
     create,
+    new_app,
     open_seat,
-    served,
+    served_in_dir,
     shown_version,
     wait_turn,
     wait_version_after,
 )
 from tests.serve_helpers import ROOT
+from tests.test_play_tournament import current_matches, new_tournament, wait_text, win
 from tests.test_play_zhol import draw_and_discard
 from tests.test_play_zhol import new_match as zhol_match
 from tests.test_play_zoliky import JUNK, OPENING, discard, draw, select
@@ -104,13 +108,41 @@ def three_thirteen(base: str, page) -> None:
     shot(page, "three-thirteen")
 
 
+def tournament(base: str, page, key: str) -> None:
+    """Ana's screen of a Swiss Zhol of four in round 2 (the app `key`'s), round 1 played
+    through the API."""
+    tournament_id, tokens = new_tournament(base, key)
+    for match, winner in zip(
+        current_matches(base, tournament_id, tokens["ana"]), ("ana", "eve"), strict=True
+    ):
+        win(base, tokens, match, winner if winner in match["players"] else match["players"][0])
+    page.goto(f"{base}/play?tournament={tournament_id}#player={tokens['ana']}")
+    wait_text(page, "[data-testid=round]", "Round 2 of 2")
+    page.wait_for_selector("[data-testid=your-match]")
+    shot(page, "tournament")
+
+
+SHOTS = {
+    "spades": lobby_and_spades,
+    "zoliky": zoliky,
+    "zhol": zhol,
+    "three-thirteen": three_thirteen,
+}
+NAMES = [*SHOTS, "tournament"]  # the tournament's also needs an app (`cardtable apps create`)
+
+
 def main() -> None:
+    names = sys.argv[1:] or NAMES
+    unknown = set(names) - set(NAMES)
+    if unknown:
+        raise SystemExit(f"no such screenshots: {sorted(unknown)}; choose from {NAMES}")
     os.makedirs(OUT, exist_ok=True)
-    with served() as base, browser_page(width=1280, height=820) as page:
-        lobby_and_spades(base, page)
-        zoliky(base, page)
-        zhol(base, page)
-        three_thirteen(base, page)
+    with served_in_dir() as (base, data_dir), browser_page(width=1280, height=820) as page:
+        for name in names:
+            if name == "tournament":
+                tournament(base, page, new_app(data_dir))
+            else:
+                SHOTS[name](base, page)
 
 
 if __name__ == "__main__":

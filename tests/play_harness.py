@@ -3,13 +3,16 @@ and scripts/screenshots.py. No browser is downloaded: the system chromium is use
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tests.serve_helpers import cardtable_serve
+from tests.serve_helpers import ROOT, cardtable_serve
 from tests.test_serve import call  # one request, a 429 retried after its Retry-After
 
 CHROMIUM = os.environ.get("CARDTABLE_CHROMIUM", "/usr/bin/chromium")
@@ -27,14 +30,33 @@ CHROMIUM_ARGS = [
 def served(**env_extra: str) -> Iterator[str]:
     """`cardtable serve` (embedded Redis, its own RQ worker, gunicorn) with instant bots and
     stacked decks allowed; its base URL."""
+    with served_in_dir(**env_extra) as (base, _):
+        yield base
+
+
+@contextmanager
+def served_in_dir(**env_extra: str) -> Iterator[tuple[str, str]]:
+    """`served`, and its data directory (where `cardtable apps` finds its Redis: `new_app`)."""
     env = {
         "CARDTABLE_BOT_DELAY": "0",
         "CARDTABLE_ALLOW_STACKED_DECK": "1",
         "CARDTABLE_LOG_LEVEL": "WARNING",
         **env_extra,
     }
-    with cardtable_serve(tempfile.mkdtemp(prefix="cardtable-play-"), **env) as (_, base):
-        yield base
+    data_dir = tempfile.mkdtemp(prefix="cardtable-play-")
+    with cardtable_serve(data_dir, **env) as (_, base):
+        yield base, data_dir
+
+
+def new_app(data_dir: str, name: str = "play app") -> str:
+    """A new app's key, made as an operator makes one: `cardtable apps create NAME --json`
+    against the serve's embedded Redis (found through its data directory)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDTABLE_STATE_URL")}
+    command = [sys.executable, "-m", "service.cli", "apps", "create", name, "--json", "--data-dir", data_dir]
+    done = subprocess.run(
+        command, env={**env, "PYTHONPATH": ROOT}, cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)["key"]
 
 
 @contextmanager

@@ -51,6 +51,54 @@ export const seats = {
   },
 };
 
+// A tournament player's token (ctp_..., handed over as /play?tournament=ID#player=…) lives in
+// sessionStorage too, one per tournament. It also acts on the seats bound to that player, so the
+// page uses it as the bearer of the player's tournament matches.
+export const players = {
+  get(tournamentId) {
+    return sessionStorage.getItem(`cardtable:tournament:${tournamentId}`);
+  },
+  set(tournamentId, token) {
+    sessionStorage.setItem(`cardtable:tournament:${tournamentId}`, token);
+  },
+};
+
+// Follow a player's own feed (GET /v1/me/events, long-poll) from now on: onReady() once "now"
+// is known (read what the feed will tell about from then: nothing falls in between),
+// onEntries(entries) for each non-empty answer, onIdle() when a wait ends with nothing new.
+// A 401 (the token rotated, the player erased) stops following and reaches onGone(err).
+// Returns a stop function.
+export function followPlayer(token, onEntries, { onReady = () => {}, onIdle = () => {}, onGone = () => {} } = {}) {
+  let stopped = false;
+  (async () => {
+    let after = null;
+    while (!stopped) {
+      try {
+        if (after === null) {
+          // Start from now: `last` is the newest entry's seq (docs/api.md, "A player's events").
+          after = (await call("GET", "/v1/me/events?after=0&limit=1", { token })).last;
+          onReady();
+          continue;
+        }
+        const answer = await call("GET", `/v1/me/events?after=${after}&wait=25`, { token });
+        if (stopped) return;
+        if (answer.events.length) {
+          after = answer.events.at(-1).seq;
+          onEntries(answer.events);
+        } else {
+          onIdle();
+        }
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) return onGone(err);
+        await sleep(2000);
+      }
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
+}
+
 // Server-Sent Events read with fetch(), because EventSource cannot send the Authorization
 // header (events are redacted per seat). Resolves with the last seq when the server closes
 // the stream (it does every 5 minutes); throws when the stream cannot be read at all.

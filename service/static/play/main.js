@@ -1,6 +1,6 @@
 // The web table's controller: which screen to show, the view, the clicks, the event feed.
 // Read docs/play.md first; api.js is the only file that talks to the service.
-import { call, errorText, follow, seats } from "./api.js";
+import { call, errorText, follow, players, seats } from "./api.js";
 import { card } from "./cards.js";
 import { Compose, composeBar, stagedMelds } from "./compose.js";
 import { clear, h } from "./dom.js";
@@ -8,10 +8,12 @@ import { handOverLink, joinForm, joinLink, newMatchForm } from "./lobby.js";
 import { replayEl } from "./replay.js";
 import { eventLine, roundResultEl, scoresEl, winnerEl } from "./results.js";
 import { statusEl, tableEl, tickClocks, who } from "./table.js";
+import { openTournament } from "./tournament.js";
 
 const app = document.getElementById("app");
 const state = {
   matchId: null,
+  tournamentId: null, // the match was opened from this tournament's screen (…&tournament=ID)
   token: null,
   games: [],
   view: null,
@@ -249,6 +251,14 @@ function render() {
   const open = v.players.some((p) => p.kind === "open");
   clear(
     app,
+    state.tournamentId
+      ? h(
+          "div",
+          { class: "row tournament-link" },
+          h("a", { href: `/play?tournament=${state.tournamentId}`, "data-testid": "back-to-tournament" }, "← Back to tournament"),
+          h("span", { class: "muted" }, `this match is part of tournament ${state.tournamentId}`),
+        )
+      : null,
     state.error ? h("div", { class: "error", role: "alert", "data-testid": "error" }, state.error) : null,
     v.seeded_by_client
       ? h("div", { class: "notice", "data-testid": "seeded" }, "Whoever created this match chose its seed or deck: they can know every hand.")
@@ -305,10 +315,23 @@ async function openMatch() {
 async function boot() {
   const params = new URLSearchParams(location.search);
   state.matchId = params.get("match");
+  const tournamentId = params.get("tournament");
+  // Ids go into the paths the page calls and the links it draws: only well-formed ones.
+  if (tournamentId && /^t[0-9a-f]{15}$/.test(tournamentId)) state.tournamentId = tournamentId;
   try {
     state.games = (await call("GET", "/v1/games")).games;
   } catch (err) {
     return clear(app, h("div", { class: "error" }, errorText(err)));
+  }
+  if (!state.matchId && state.tournamentId) {
+    // A player token handed over in the fragment (/play?tournament=ID#player=…, by the app)
+    // moves into sessionStorage and out of the address bar, as a seat's #token= does.
+    const player = new URLSearchParams(location.hash.slice(1)).get("player");
+    if (player) {
+      players.set(state.tournamentId, player);
+      history.replaceState(null, "", `/play?tournament=${state.tournamentId}`);
+    }
+    return openTournament(app, state.tournamentId, players.get(state.tournamentId), state.games);
   }
   if (!state.matchId) {
     return clear(app, newMatchForm(state.games, (id) => (location.href = `/play?match=${id}`)));
@@ -319,7 +342,8 @@ async function boot() {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const token = fragment.get("token");
   const invite = fragment.get("invite");
-  if (token || invite) history.replaceState(null, "", `/play?match=${state.matchId}`);
+  const here = `/play?match=${state.matchId}${state.tournamentId ? `&tournament=${state.tournamentId}` : ""}`;
+  if (token || invite) history.replaceState(null, "", here);
   if (token) seats.set(state.matchId, null, token);
   if (invite) {
     try {
