@@ -87,4 +87,4 @@ def test_locustfile_ships_inside_the_package():
     path = locustfile()
     assert path.endswith(os.path.join("service", "cli", "loadtest", "locustfile.py")) and os.path.isfile(path)
     with open(path, encoding="utf-8") as f:
-        assert "FastHttpUser" in f.read()
+        assert "class Player(Client)" in f.read()
