@@ -83,8 +83,47 @@ def test_loadtest_refuses_a_service_log_with_a_host(tmp_path):
     assert not (tmp_path / "service.log").exists()
 
 
-def test_locustfile_ships_inside_the_package():
-    path = locustfile()
-    assert path.endswith(os.path.join("service", "cli", "loadtest", "locustfile.py")) and os.path.isfile(path)
-    with open(path, encoding="utf-8") as f:
-        assert "FastHttpUser" in f.read()
+@pytest.mark.slow
+def test_loadtest_tournament_64_players_play_3_swiss_rounds_and_every_feed_hears_of_each(tmp_path):
+    """The tournament scenario against the embedded service (its own Redis and workers): 64
+    players made with a new app's key, joined at once, 3 Swiss rounds of Zhol played through their
+    feeds. Every round has 32 matches, every feed delivered 3 round starts and the end, no request
+    failed, and the report gives the round-to-notice percentiles (measured, not asserted)."""
+    done = loadtest(
+        "--scenario", "tournament", "--users", "64", "--rounds", "3", "--run-time", "150s",
+        "--progress-every", "2", "--service-log", str(tmp_path / "service.log"),
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-4000:]
+    assert re.search(r"^Tournament t[0-9a-f]{15} \(zhol, swiss, 64 players, 3 rounds\)$", out, re.M), out
+    assert "tournament finished: total wall time" in out, out[-4000:]
+    for number in (1, 2, 3):
+        assert re.search(rf"^round {number}: 32 matches, 0 byes, last match over", out, re.M), out[-4000:]
+    assert "feeds: 64 of 64 got 3 round starts and 1 tournament.over" in out, out[-4000:]
+    # Rounds 2 and 3 to each of the 64 players; the end to each of them.
+    assert re.search(r"^round-to-notice \(128 notices\): p50 \d+ ms, p95 \d+ ms, max \d+ ms$", out, re.M), out
+    assert re.search(r"^over-to-notice \(64 notices\): p50 \d+ ms, p95 \d+ ms, max \d+ ms$", out, re.M), out
+    requests = re.search(r"^requests (\d+), failed (\d+)$", out, re.M)
+    assert requests and int(requests.group(1)) > 64 * 3 and requests.group(2) == "0", out[-4000:]
+    aggregated = re.search(r"^\s+Aggregated\s+(\d+)\s+(\d+)\(", out, re.M)
+    assert aggregated and aggregated.group(2) == "0", out[-4000:]
+    # Each player joined with its own token and played its matches through the feed.
+    for row in ("POST     /v1/tournaments/{id}/join", "GET      /v1/me/events (long-poll)"):
+        assert row in out, row
+
+
+def test_loadtest_tournament_against_a_host_needs_an_app_key():
+    done = loadtest("--scenario", "tournament", "--host", "http://127.0.0.1:9", CARDTABLE_LOAD_APP_KEY="")
+    assert done.returncode != 0 and "--app-key" in done.stderr, done.stderr
+
+
+def test_locust_files_ship_inside_the_package():
+    for name, user in (
+        ("locustfile.py", "class Player(Client)"),
+        ("tournament.py", "class TournamentPlayer(Client)"),
+    ):
+        path = locustfile(name)
+        assert path.endswith(os.path.join("service", "cli", "loadtest", name)) and os.path.isfile(path)
+        with open(path, encoding="utf-8") as f:
+            assert user in f.read()
+    assert os.path.isfile(os.path.join(os.path.dirname(locustfile()), "client.py"))  # what both import

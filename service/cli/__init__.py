@@ -12,7 +12,6 @@ notify, privacy, bootstrap, http and workers): it is the top layer (tests/test_c
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import logging
 import os
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from typing import cast
 
 from service.cli.apps import add_apps
+from service.cli.loadtest.command import add_loadtest
 from service.cli.supervisor import Child, cores, supervise
 from service.cli.tournament import add_tournament
 from service.config import Config
@@ -191,52 +191,6 @@ def cmd_openapi(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_loadtest(args: argparse.Namespace) -> int:
-    import tempfile
-    from contextlib import ExitStack
-
-    from service.cli.loadtest import embedded_service, locustfile, new_service_log, tail
-
-    if importlib.util.find_spec("locust") is None:
-        sys.exit("cardtable loadtest needs locust: pip install 'cardtable[load]'")
-    if args.host is not None and args.service_log is not None:
-        sys.exit("cardtable loadtest: --service-log is the embedded service's log; without --host")
-    env = dict(os.environ)
-    if args.think:
-        env["CARDTABLE_LOAD_THINK"] = args.think
-    # The locustfile prints the progress lines itself, from its runner (docs/loadtest.md).
-    env["CARDTABLE_LOAD_PROGRESS_EVERY"] = str(args.progress_every)
-    service_log = None
-    with ExitStack() as stack:
-        host = args.host
-        if host is None:
-            service_log = args.service_log or new_service_log()
-            print(f"embedded cardtable service's log: {service_log}", flush=True)
-            data = stack.enter_context(tempfile.TemporaryDirectory(prefix="cardtable-loadtest-"))
-            try:
-                host = stack.enter_context(embedded_service(data, args.serve_threads, service_log))
-            except RuntimeError as e:
-                # Its reason is in its log, which the user has not seen: show its end.
-                lines = "\n".join("  " + line for line in tail(service_log))
-                sys.exit(f"{e}; the end of {service_log}:\n{lines}")
-            print(f"load test against an embedded cardtable service at {host}", flush=True)
-        # locust runs in its own process: it patches the standard library for gevent. Its INFO
-        # lines (spawning, shutting down) stay out; its tables are logged apart and still show.
-        locust = [
-            sys.executable, "-m", "locust", "-f", locustfile(), "--headless", "--only-summary",
-            "--loglevel", "WARNING",
-            "--users", str(args.users), "--spawn-rate", str(args.spawn_rate),
-            "--run-time", args.run_time, "--host", host,
-        ]  # fmt: skip
-        if args.csv:
-            locust += ["--csv", args.csv]
-        # locust's own exit code: 1 when any request failed.
-        code = subprocess.run(locust, env=env).returncode
-    if service_log is not None:
-        print(f"embedded cardtable service's log: {service_log}", flush=True)
-    return code
-
-
 def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`cardtable serve`."""
     serve = sub.add_parser("serve", help="run the API (and, without REDIS_URL, Redis and workers)")
@@ -295,42 +249,6 @@ def _add_worker(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     worker.set_defaults(func=cmd_worker)
 
 
-def _add_loadtest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """`cardtable loadtest`."""
-    load = sub.add_parser(
-        "loadtest", help="simulated players play whole matches against a service (locust, headless)"
-    )
-    load.add_argument("--users", type=int, default=10, help="simulated players")
-    load.add_argument("--spawn-rate", type=float, default=2, help="players started per second")
-    load.add_argument("--run-time", default="1m", help="how long, e.g. 30s, 5m, 1h")
-    load.add_argument(
-        "--host", default=None, help="base URL of the service; default: start an embedded one (like serve)"
-    )
-    load.add_argument(
-        "--think", default=None, help="seconds a player thinks before a move, 'min,max' (0.5,2)"
-    )
-    load.add_argument("--csv", default=None, help="also write locust's CSV files with this prefix")
-    load.add_argument(
-        "--serve-threads",
-        type=int,
-        default=32,
-        help="the embedded service's serve --threads (gthread workers only; it runs gevent's)",
-    )
-    load.add_argument(
-        "--service-log",
-        default=None,
-        help="file the embedded service's output is appended to; default: a new "
-        "cardtable-loadtest-<time>-*.log in the temp dir, kept after the run",
-    )
-    load.add_argument(
-        "--progress-every",
-        type=float,
-        default=5,
-        help="seconds between two progress lines (users, matches, requests, failures); 0: none",
-    )
-    load.set_defaults(func=cmd_loadtest)
-
-
 def _add_openapi(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`cardtable openapi`."""
     openapi = sub.add_parser("openapi", help="write the OpenAPI document the service generates")
@@ -342,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The first paragraph: the rest is for the code's reader.
     parser = argparse.ArgumentParser(prog="cardtable", description=(__doc__ or "").partition("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_serve, _add_worker, add_tournament, _add_loadtest, _add_openapi):
+    for add in (_add_serve, _add_worker, add_tournament, add_loadtest, _add_openapi):
         add(sub)
     add_apps(sub, _default_data_dir())
     return parser

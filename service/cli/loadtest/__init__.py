@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.resources
+import json
 import os
 import signal
 import subprocess
@@ -17,9 +18,10 @@ from typing import cast
 from service.infra.embedded import free_port
 
 
-def locustfile() -> str:
-    """Path of the shipped locustfile (package data of service.cli.loadtest)."""
-    return str(importlib.resources.files("service.cli.loadtest") / "locustfile.py")
+def locustfile(name: str = "locustfile.py") -> str:
+    """Path of a shipped locust file (a module of service.cli.loadtest): the players of match
+    after match, or `tournament.py`'s."""
+    return str(importlib.resources.files("service.cli.loadtest") / name)
 
 
 def new_service_log() -> str:
@@ -40,14 +42,18 @@ def tail(path: str, lines: int = 20) -> list[str]:
 
 
 @contextmanager
-def embedded_service(data_dir: str, threads: int, log_path: str) -> Iterator[str]:
-    """`cardtable serve` with its own Redis and worker on a free loopback port; yields its URL
-    once /readyz answers, and stops it (Ctrl-C, as a person would) on the way out.
+def embedded_service(
+    data_dir: str, threads: int, log_path: str, settings: dict[str, str] | None = None
+) -> Iterator[str]:
+    """`cardtable serve` with its own Redis and worker on a free loopback port, its environment's
+    `settings` changed; yields its URL once /readyz answers, and stops it (Ctrl-C, as a person
+    would) on the way out.
 
     Its stdout and stderr, and so those of its workers and gunicorn, are appended to `log_path`:
     under load its workers write lines per job, which would bury the load test's own output."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # never someone's Redis
+    env.update(settings or {})
     # 0600 as `cardtable serve`'s data directory: the log is this user's business only.
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "ab") as log:
@@ -72,6 +78,21 @@ def embedded_service(data_dir: str, threads: int, log_path: str) -> Iterator[str
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def new_app_key(data_dir: str, log_path: str) -> str:
+    """The key of a new app of the embedded service whose data directory is `data_dir`, made as
+    an operator makes one (`cardtable apps create`, docs/integrating.md); its errors go to the log."""
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # the embedded one's Redis
+    with open(log_path, "ab") as log:
+        done = subprocess.run(
+            [sys.executable, "-m", "service.cli", "apps", "create", "loadtest", "--json",
+             "--data-dir", data_dir],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+        )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError("no app key could be made for the load test")
+    return cast(str, json.loads(done.stdout)["key"])  # the command's JSON
 
 
 def _ready(url: str) -> bool:

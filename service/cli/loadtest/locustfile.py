@@ -4,7 +4,8 @@ Each simulated user plays whole matches, one after another: half of them against
 created with the user's seat and bots of mixed levels), half against other simulated users
 (seated through the lobby's quick play). Users think before each move, follow the match by
 long-polling its events, and wait out a 429 for as long as its Retry-After says. Moves are random
-legal actions taken from the view, so the file needs nothing but locust and a URL.
+legal actions taken from the view, so the file needs nothing but locust, this package's
+client.py and a URL.
 
 After locust's tables, a "Matches played" table counts the matches that ended, per game and
 kind of opponent, with how long they took. Players who waited longer than
@@ -27,8 +28,10 @@ import uuid
 from typing import Any, cast
 
 import gevent
-from locust import FastHttpUser, events, task
+from locust import events, task
 from locust.runners import LocalRunner
+
+from service.cli.loadtest.client import Client, Refused, complete, env_pair
 
 # Short matches, so each user goes through whole matches (creation, rounds, the end) often.
 OPTIONS = {
@@ -43,24 +46,11 @@ BOT_LEVELS = ("easy", "medium", "hard")
 # Seconds one events request waits for something to happen (the API allows up to 30).
 LONG_POLL = 10
 
-
-def _env_pair(name: str, default: str) -> tuple[float, float]:
-    low, _, high = os.environ.get(name, default).partition(",")
-    return float(low), float(high or low)
-
-
-THINK = _env_pair("CARDTABLE_LOAD_THINK", "0.5,2")
+THINK = env_pair("CARDTABLE_LOAD_THINK", "0.5,2")
 PEOPLE_SHARE = float(os.environ.get("CARDTABLE_LOAD_PEOPLE", "0.5"))
 SEAT_WAIT = float(os.environ.get("CARDTABLE_LOAD_SEAT_WAIT", "30"))
 GAMES = [g for g in os.environ.get("CARDTABLE_LOAD_GAMES", ",".join(OPTIONS)).split(",") if g]
 PROGRESS_EVERY = float(os.environ.get("CARDTABLE_LOAD_PROGRESS_EVERY") or 0)
-
-
-def complete(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The legal actions that can be sent as they are: all but those marked `"template": true`
-    (Žolíky's meld templates, whose cards are the player's to choose; docs/api.md, "Views"),
-    which a random player leaves alone."""
-    return [a for a in actions if a.get("template") is not True]
 
 
 # Seconds each match took, by "<game> vs <bots|people>[ (how it ended)]". Kept out of locust's
@@ -106,55 +96,10 @@ def _start_progress(environment: Any, **_: Any) -> None:
     environment.events.test_stop.add_listener(lambda **_: progress.kill(block=False))
 
 
-class Refused(Exception):
-    """An answer a well-behaved client does not expect: counted as a failure by locust."""
-
-
-class Player(FastHttpUser):
+class Player(Client):
     # Matches follow each other at once; the thinking happens before each move.
     def wait_time(self) -> float:
         return 0.0
-
-    def call(
-        self, method: str, path: str, name: str, token: str | None = None, resend: bool = False, **kwargs: Any
-    ) -> Any:
-        """One request; a 429 is waited out (Retry-After) and sent again, shown as a RETRY row.
-        A 409 (the match moved on: a turn clock played for us, a seat was taken) is expected and
-        answered with None; any other error is a failure. A request that may be sent twice
-        (`resend`: a GET, a move with its Idempotency-Key, a round's start) and got no answer
-        is sent once more, as a client would: a kept-alive connection the server closed just
-        as the request went out is no failure of the service."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        headers.update(kwargs.pop("headers", {}))
-        resend = resend or method == "GET"
-        for _ in range(30):
-            with self.client.request(
-                method, path, name=name, headers=headers, catch_response=True, **kwargs
-            ) as resp:
-                if resp.status_code == 429:
-                    # Its own row in the table, and not a failure: the client did as told.
-                    resp.request_meta["name"] = f"{name} (429)"
-                    resp.success()
-                    time.sleep(float(resp.headers.get("Retry-After") or 1))
-                    continue
-                if resp.status_code == 409:
-                    resp.success()
-                    return None
-                if resp.status_code == 0 and resend:
-                    resp.request_meta["name"] = f"{name} (no answer, sent again)"
-                    resp.success()
-                    resend = False
-                    continue
-                if resp.status_code == 0:
-                    # No answer (connection refused, reset or timed out): a failure, shown in
-                    # the Error report, rather than a traceback from reading a missing body.
-                    resp.failure(f"no answer: {resp.error!r}")
-                    raise Refused(name)
-                if resp.status_code >= 400:
-                    resp.failure(f"{resp.status_code}: {resp.text[:200]}")
-                    raise Refused(name)
-                return resp.json()
-        raise Refused(f"still rate limited on {name}")
 
     @task
     def play_a_match(self) -> None:
