@@ -100,6 +100,8 @@ class MatchService:
             self.players.get,
             self.repo.notice_sinks,
             config.OUTBOX_GRACE,
+            # Its rounds are made by the workers (workers/jobs.py) when the service has them.
+            defer=queue.enqueue_tournament if queue is not None else None,
         )
         self.tournaments = Tournaments(self.tournament_store, self.rounds, self.quotas, self.ratings)
         self.repo.tournament_sink = self.rounds.match_ended

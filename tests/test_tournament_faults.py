@@ -1,14 +1,18 @@
 """A tournament survives a `kill -9` at each of its steps (service/tournaments/rounds.py): the
-process killed between a match's end and the standings' update, between pairing a round and
-opening it, between a start and round 1's matches, and between the end and telling the players
-loses nothing. The state is then looked at with what the workers run: the relay's pass, as the
-housekeeper makes it once its grace has passed (tests/test_cross_slot_writes.py)."""
+process killed between a match's end and the standings' update, the worker killed between
+pairing a round and opening it, or while opening round 1, or between the end and telling the
+players, loses nothing. The state is then looked at with what the workers run: the relay's
+pass, as the housekeeper makes it once its grace has passed (tests/test_cross_slot_writes.py).
+The worker's job itself (workers/jobs.py, `advance_tournament`) is `svc.rounds.advance`: run
+here by the test where no worker runs, killed in a process of its own where one dies."""
 
 from __future__ import annotations
 
 from service.identity.callers import identify
 from tests.test_cross_slot_writes import app_with_players, die_at, relay_now
-from tests.test_healing import private_redis, service
+from tests.test_healing import private_redis, service, spawn_worker
+from tests.test_outbox import RELAY_ONLY
+from tests.webhook_helpers import until
 
 __all__ = ["private_redis"]  # the fixture this module borrows
 
@@ -32,6 +36,7 @@ def four_player_swiss(svc, name: str, rounds: int = 2, start: bool = True):
         svc.tournaments.join(svc.players.authenticate(tokens[p]), tournament_id)
     if start:
         svc.tournaments.start(app, tournament_id)
+        svc.rounds.advance(tournament_id)  # the worker's job: round 1's matches
     return tournament_id, key, tokens
 
 
@@ -71,15 +76,17 @@ def test_a_process_killed_between_a_rounds_last_match_end_and_the_standings_lose
     assert all(round_started(svc, t) == [1, 2] for t in tokens.values())
 
 
-def test_a_round_paired_by_a_process_killed_before_making_its_matches_is_opened_by_the_housekeeper(
+def test_a_round_paired_by_a_worker_killed_before_making_its_matches_is_opened_by_the_housekeeper(
     private_redis,
 ):
     svc = service(private_redis)
     tournament_id, key, tokens = four_player_swiss(svc, "killed-at-open")
-    first, last = shown(svc, key, tournament_id)["rounds"][0]["matches"]
-    resign_all_but_first(svc, tokens, first)
-    resign = f"svc.act({last['id']!r}, key, {{'type': 'resign'}})"
-    die_at(private_redis, "service.tournaments.rounds", "Rounds.open", resign, tokens[last["players"][1]])
+    for match in shown(svc, key, tournament_id)["rounds"][0]["matches"]:
+        resign_all_but_first(svc, tokens, match)
+    # The round's last move answered; its worker pairs round 2 and is killed before opening it.
+    die_at(
+        private_redis, "service.tournaments.rounds", "Rounds.open", f"svc.rounds.advance({tournament_id!r})"
+    )
     paired = shown(svc, key, tournament_id)
     # Round 2 is paired (its match ids chosen), but none of its matches exists and nobody was told.
     assert paired["round"] == 2
@@ -98,17 +105,47 @@ def test_a_round_paired_by_a_process_killed_before_making_its_matches_is_opened_
     assert svc.tournament_store.due(now=float("inf")) == []
 
 
-def test_a_start_killed_before_round_ones_matches_are_made_is_finished_by_the_housekeeper(private_redis):
+def test_round_one_opened_by_a_worker_killed_after_its_first_match_is_finished_by_the_housekeeper(
+    private_redis,
+):
     svc = service(private_redis)
     tournament_id, key, tokens = four_player_swiss(svc, "killed-at-start", start=False)
-    start = f"svc.tournaments.start(caller.require_app(), {tournament_id!r})"
-    die_at(private_redis, "service.tournaments.rounds", "Rounds.open", start, key)
+    app = identify(svc.apps, svc.players, key, None).require_app()
+    svc.tournaments.start(app, tournament_id)
+    # The worker makes round 1's first match and is killed before its second.
+    opening = "import service.tournaments.rounds as r; made = r.Rounds._create\n"
+    first = (
+        "calls = []\n"
+        "def once(self, *a):\n"
+        "    calls.append(1)\n"
+        "    if len(calls) > 1: killed()\n"
+        "    made(self, *a)\n"
+        "r.Rounds._create = once\n"
+        f"svc.rounds.advance({tournament_id!r})"
+    )
+    die_at(private_redis, "service.tournaments.rounds", "Rounds._tell", opening + first)
     started = shown(svc, key, tournament_id)
-    assert started["status"] == "running" and started["round"] == 1
-    assert all(svc.repo.find(m["id"]) is None for m in started["rounds"][0]["matches"])
+    found = [svc.repo.find(m["id"]) is not None for m in started["rounds"][0]["matches"]]
+    assert started["status"] == "running" and found == [True, False]
+    assert not any(round_started(svc, t) for t in tokens.values())
     relay_now(svc)
     assert all(svc.repo.find(m["id"]) is not None for m in started["rounds"][0]["matches"])
     assert all(round_started(svc, t) == [1] for t in tokens.values())
+
+
+def test_a_rounds_matches_are_made_by_a_real_worker_not_by_the_move_that_ended_the_last_round(
+    private_redis, procs
+):
+    svc = service(private_redis)
+    tournament_id, key, tokens = four_player_swiss(svc, "made-by-a-worker")
+    for match in shown(svc, key, tournament_id)["rounds"][0]["matches"]:
+        resign_all_but_first(svc, tokens, match)
+    # The move answered; no worker runs yet: round 2 waits in the queue, unpaired.
+    assert shown(svc, key, tournament_id)["round"] == 1
+    spawn_worker(procs, private_redis, **RELAY_ONLY)
+    until(lambda: all(round_started(svc, t) == [1, 2] for t in tokens.values()), 60, "round 2 told")
+    second = shown(svc, key, tournament_id)["rounds"][1]["matches"]
+    assert all(svc.repo.find(m["id"]).status() == "active" for m in second)
 
 
 def test_a_tournament_finished_by_a_process_killed_before_telling_its_players_tells_them_by_the_housekeeper(
@@ -116,12 +153,11 @@ def test_a_tournament_finished_by_a_process_killed_before_telling_its_players_te
 ):
     svc = service(private_redis)
     tournament_id, key, tokens = four_player_swiss(svc, "killed-at-end", rounds=1)
-    first, last = shown(svc, key, tournament_id)["rounds"][0]["matches"]
-    resign_all_but_first(svc, tokens, first)
-    resign = f"svc.act({last['id']!r}, key, {{'type': 'resign'}})"
-    die_at(
-        private_redis, "service.tournaments.rounds", "Rounds._tell_over", resign, tokens[last["players"][1]]
-    )
+    for match in shown(svc, key, tournament_id)["rounds"][0]["matches"]:
+        resign_all_but_first(svc, tokens, match)
+    # The worker finishes the tournament and is killed before telling its players.
+    advance = f"svc.rounds.advance({tournament_id!r})"
+    die_at(private_redis, "service.tournaments.rounds", "Rounds._tell_over", advance)
     assert shown(svc, key, tournament_id)["status"] == "finished"
 
     def over(token: str) -> list[dict]:

@@ -13,12 +13,15 @@ from standardwebhooks.webhooks import Webhook
 
 from service.config import Config
 from service.http.app import create_app
-from tests.api_helpers import auth
+from tests.api_helpers import Api, auth
 from tests.conftest import UNLIMITED_MATCHES
+from tests.test_api_games import human_move
 from tests.test_players import new_app, put_player
 from tests.webhook_helpers import LOCAL, receiver, until, webhook_worker
 
 TOURNAMENT_TYPES = ["tournament.round_started", "tournament.over"]
+# The session's workers make each round's matches (workers/jobs.py, advance_tournament).
+pytestmark = pytest.mark.usefixtures("worker")
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +58,23 @@ def rated_players(client, svc, key: str, game: str, ratings: dict[str, float]) -
         stored = {"mu": rating + 3, "sigma": 1.0, "rating": rating, "matches": 5, "match": "earlier"}
         svc.trips.state.hset(f"ct:{{pl:{player.id}}}", f"rating:{game}", json.dumps(stored))
     return tokens
+
+
+def settled(client, svc, key: str, tournament_id: str) -> dict:
+    """The tournament once the worker has done what it waits for: its last round open and
+    playing, or the end told (a worker makes a round's matches: workers/jobs.py)."""
+
+    def done() -> bool:
+        record, _ = svc.tournament_store.load(tournament_id)
+        if record["status"] == "finished":
+            return bool(record.get("told"))
+        current = record["played"][-1]
+        return current["open"] and not svc.tournament_store.ended(
+            tournament_id, [t["match"] for t in current["tables"]]
+        )
+
+    until(done, 60, "the tournament's worker job")
+    return ok(client.get(f"/v1/tournaments/{tournament_id}", headers=auth(key)))
 
 
 def ok(r, status: int = 200) -> dict:
@@ -111,6 +131,7 @@ def test_a_swiss_of_eight_over_three_rounds_pairs_equal_points_never_twice_and_t
         assert len(joined["players"]) == 8
         running = ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
         assert running["status"] == "running" and running["round"] == 1 and running["total_rounds"] == 3
+        settled(client, svc, key, t["id"])
         met: set[frozenset[str]] = set()
         points = dict.fromkeys(tokens, 0)
         for number in (1, 2, 3):
@@ -134,6 +155,7 @@ def test_a_swiss_of_eight_over_three_rounds_pairs_equal_points_never_twice_and_t
             won = play_round(client, tokens, current, lambda pair: rng.choice(pair))
             for winners in won.values():
                 points[winners[0]] += 1
+            settled(client, svc, key, t["id"])
         final = ok(client.get(f"/v1/tournaments/{t['id']}", headers=auth(tokens["sw3"])))
         assert final["status"] == "finished"
         assert {p["player"]: p["points"] for p in final["players"]} == points
@@ -181,7 +203,8 @@ def test_a_knockout_of_eight_seeds_by_rating_and_the_loser_leaves(client, svc):
     t = create(client, key, format="knockout", max_players=8)
     for name in tokens:
         ok(client.post(f"/v1/tournaments/{t['id']}/join", headers=auth(tokens[name])))
-    started = ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
+    ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
+    started = settled(client, svc, key, t["id"])
     assert started["total_rounds"] == 3
     seeds = {f"ko{i}": i for i in range(8)}
     # Round 1: 1 v 8, 2 v 7, 3 v 6, 4 v 5. The better seed wins, but 4 v 5 goes to 5.
@@ -191,15 +214,15 @@ def test_a_knockout_of_eight_seeds_by_rating_and_the_loser_leaves(client, svc):
     play_round(
         client, tokens, started, lambda pair: "ko4" if set(pair) == upset else min(pair, key=seeds.get)
     )
-    second = ok(client.get(f"/v1/tournaments/{t['id']}", headers=auth(key)))
+    second = settled(client, svc, key, t["id"])
     pairs = [sorted(m["players"], key=seeds.get) for m in second["rounds"][1]["matches"]]
     # Re-seeded: the best left against the worst left.
     assert sorted(pairs) == [["ko0", "ko4"], ["ko1", "ko2"]]
     play_round(client, tokens, second, lambda pair: min(pair, key=seeds.get))
-    third = ok(client.get(f"/v1/tournaments/{t['id']}", headers=auth(key)))
+    third = settled(client, svc, key, t["id"])
     assert [sorted(m["players"]) for m in third["rounds"][2]["matches"]] == [["ko0", "ko1"]]
     play_round(client, tokens, third, lambda pair: "ko1")
-    final = ok(client.get(f"/v1/tournaments/{t['id']}", headers=auth(key)))
+    final = settled(client, svc, key, t["id"])
     assert final["status"] == "finished" and final["winners"] == ["ko1"]
     order = [p["player"] for p in final["players"]]
     assert order[:2] == ["ko1", "ko0"] and set(order[2:4]) == {"ko2", "ko4"}
@@ -246,6 +269,7 @@ def test_joining_a_started_or_full_tournament_is_refused_and_changes_nothing(cli
     full = client.post(f"/v1/tournaments/{t['id']}/join", headers=auth(tokens["fc"]))
     assert full.status_code == 409 and "full" in full.get_json()["message"]
     ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
+    settled(client, svc, key, t["id"])
     late = client.post(f"/v1/tournaments/{t['id']}/join", headers=auth(tokens["fc"]))
     assert late.status_code == 409
     shown = ok(client.get(f"/v1/tournaments/{t['id']}", headers=auth(tokens["fa"])))
@@ -285,8 +309,8 @@ def test_every_match_of_a_tournament_has_a_clock_that_resigns_an_absent_player(c
     tokens = {p: put_player(client, key, p) for p in ("ca", "cb")}
     for token in tokens.values():
         ok(client.post(f"/v1/tournaments/{made['id']}/join", headers=auth(token)))
-    started = ok(client.post(f"/v1/tournaments/{made['id']}/start", headers=auth(key)))
-    match_id = started["rounds"][0]["matches"][0]["id"]
+    ok(client.post(f"/v1/tournaments/{made['id']}/start", headers=auth(key)))
+    match_id = settled(client, svc, key, made["id"])["rounds"][0]["matches"][0]["id"]
     options = svc.repo.load(match_id).record["options"]
     assert options["turn_seconds"] == 15 and options["on_timeout"] == "resign" and options["rated"] is True
 
@@ -313,8 +337,8 @@ def test_a_spades_swiss_seats_partnerships_of_four_with_byes_and_both_partners_s
     t = create(client, key, game="spades", rounds=2, max_players=6)
     for name in tokens:
         ok(client.post(f"/v1/tournaments/{t['id']}/join", headers=auth(tokens[name])))
-    started = ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
-    first = started["rounds"][0]
+    ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
+    first = settled(client, svc, key, t["id"])["rounds"][0]
     # Six players, tables of four: one table, the two lowest-ranked sit out with a bye.
     assert len(first["matches"]) == 1 and sorted(first["byes"]) == ["sp4", "sp5"]
     # Ranked s1..s4 they sit s1, s2, s4, s3: the best and the fourth partners (seats 0 and 2).
@@ -325,10 +349,36 @@ def test_a_spades_swiss_seats_partnerships_of_four_with_byes_and_both_partners_s
         f"/v1/matches/{match['id']}/actions", json={"type": "resign"}, headers=auth(tokens["sp1"])
     )
     assert r.status_code == 200, r.get_json()
-    after = ok(client.get(f"/v1/tournaments/{t['id']}", headers=auth(key)))
+    after = settled(client, svc, key, t["id"])
     assert sorted(after["rounds"][0]["matches"][0]["winners"]) == ["sp0", "sp3"]
     # Round 2 opened at once: the byes go to the lowest-ranked who have had none, the losers.
     assert after["round"] == 2 and sorted(after["rounds"][1]["byes"]) == ["sp1", "sp2"]
     assert sorted(after["rounds"][1]["matches"][0]["players"]) == ["sp0", "sp3", "sp4", "sp5"]
     # A win (both partners) or a bye is a point: everyone has one.
     assert {p["player"]: p["points"] for p in after["players"]} == dict.fromkeys(tokens, 1)
+
+
+def test_the_next_hand_of_a_tournament_match_is_dealt_without_its_host(client, svc):
+    key = new_app(svc)
+    tokens = {p: put_player(client, key, p) for p in ("ha", "hb")}
+    t = create(client, key, options={"target_wins": 2}, round_seconds=7200)
+    for token in tokens.values():
+        ok(client.post(f"/v1/tournaments/{t['id']}/join", headers=auth(token)))
+    ok(client.post(f"/v1/tournaments/{t['id']}/start", headers=auth(key)))
+    match = settled(client, svc, key, t["id"])["rounds"][0]["matches"][0]
+    by_seat = {seat: tokens[p] for seat, p in enumerate(match["players"])}
+    api = Api(client)
+    # Nobody asks for the next hand (POST …/rounds): the service deals it, and play goes on.
+    rng = random.Random(5)
+    view = api.view(match["id"], by_seat[0])
+    for _ in range(3000):
+        if view["round"] == 2:
+            break
+        if view["status"] == "round_over":
+            view = api.wait_for(match["id"], by_seat[0], lambda v: v["status"] != "round_over")
+            continue
+        human_move(api, "zhol", match["id"], by_seat[view["turn"]["seat"]], rng)
+        view = api.view(match["id"], by_seat[0])
+    assert view["round"] == 2 and view["status"] == "active"
+    kinds = [e["type"] for e in api.events(match["id"], by_seat[0], after=0)["events"]]
+    assert kinds.count("deal") == 2 and kinds.index("round_over") < len(kinds) - 1 - kinds[::-1].index("deal")

@@ -40,6 +40,13 @@ def rematch_expired(match_id: str) -> str:
     return service().rematch_expired(match_id)
 
 
+def advance_tournament(tournament_id: str) -> str:
+    """A tournament's round ended, or it started: pair and open what it waits for."""
+    logs.update(tournament=tournament_id)
+    service().rounds.advance(tournament_id)
+    return "advanced"
+
+
 def _bots() -> Bots:
     """The service's bot and clock jobs, with the worker's holder when it has one."""
     bots = service().bots

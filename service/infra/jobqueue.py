@@ -32,6 +32,8 @@ class Jobs(Protocol):
 
     def enqueue_rematch(self, match_id: str, seconds: float) -> None: ...
 
+    def enqueue_tournament(self, tournament_id: str, number: int) -> None: ...
+
 
 # Delete a job still waiting in a scheduled registry, and only such a one: a job already
 # released to the queue or running is left alone (it finds nothing to do). KEYS: the registry,
@@ -55,6 +57,10 @@ def clock_job_id(match_id: str, turn: int) -> str:
 
 def rematch_job_id(match_id: str) -> str:
     return f"rematch-{match_id}"
+
+
+def tournament_job_id(tournament_id: str, number: int) -> str:
+    return f"tournament-{tournament_id}-{number}"
 
 
 def fan_out_job_id(match_id: str, version: int) -> str:
@@ -134,6 +140,12 @@ class JobQueue:
         one job a match, which does nothing once every reserved seat was taken."""
         job_id = rematch_job_id(match_id)
         self._enqueue(self.queue, "workers.jobs.rematch_expired", (match_id,), job_id, seconds)
+
+    def enqueue_tournament(self, tournament_id: str, number: int) -> None:
+        """Pair and open round `number` of a tournament, or finish it (service/tournaments/rounds.py):
+        its matches are made by a worker, never inside the request whose move ended a round."""
+        job_id = tournament_job_id(tournament_id, number)
+        self._enqueue(self.queue, "workers.jobs.advance_tournament", (tournament_id,), job_id, 0)
 
     def enqueue_fan_out(self, match_id: str, version: int, notices: list[dict[str, Any]]) -> None:
         """A commit's notices for the apps' webhooks (workers/webhooks.py): one job a commit."""

@@ -128,7 +128,7 @@ class Bots:
         if match is None or match.version != version:
             return "stale"
         status = match.status()
-        if status == "round_over" and match.host_seat() is None:
+        if status == "round_over" and match.deals_itself():
             step = match.start_next_round()
             return "next-round" if self.repo.commit(match, step.events) else "stale"
         now = match.step

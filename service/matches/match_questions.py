@@ -105,7 +105,7 @@ class MatchQuestions:
             return "rematch" if self.reserved_until() is not None else None
         status = self.status()
         if status == "round_over":
-            return "bot" if self.host_seat() is None else None
+            return "bot" if self.deals_itself() else None
         seat = step.to_move
         if status != "active" or seat is None:
             return None
@@ -113,6 +113,12 @@ class MatchQuestions:
             return "bot"
         clock = self.record.get("clock")
         return "clock" if clock and clock["seat"] == seat else None
+
+    def deals_itself(self) -> bool:
+        """Whether the service deals the next hand once one is over: when no person hosts the
+        match, and in a tournament's match, where a player who stays away between hands must not
+        stall the round (docs/api.md, "Tournaments"; the clock covers the turns)."""
+        return self.host_seat() is None or "tournament" in self.record
 
     def low_priority(self, version: int, low_after: int) -> bool:
         """Whether the match's bot turns at `version` may wait behind those of matches people

@@ -104,19 +104,40 @@ class Rounds:
         find_player: Callable[[str], Player | None],
         sinks: list[Sink],
         grace: float,
+        defer: Callable[[str, int], None] | None = None,
     ):
         self.store = store
         self.create_match = create_match
         self.find_player = find_player
         self.sinks = sinks
         self.grace = grace
+        # A worker's job that calls `advance` (workers/jobs.py); None: advance at once.
+        self.defer = defer
 
     def match_ended(self, effect: dict[str, Any]) -> None:
-        """A match of the tournament ended (its outbox's effect): its result, then the next round
-        if it was the round's last."""
+        """A match of the tournament ended (its outbox's effect): its result, then, if it was
+        the round's last, the next round is left to a worker."""
+        tournament_id = effect["tournament"]
         result = {"winners": effect["winners"], "status": effect["status"]}
-        self.store.result(effect["tournament"], effect["match"], result)
-        self.advance(effect["tournament"])
+        self.store.result(tournament_id, effect["match"], result)
+        loaded = self.store.load(tournament_id)
+        if loaded is None or loaded[0]["status"] != "running":
+            return
+        current = loaded[0]["played"][-1]
+        if not current["open"]:
+            self.later(tournament_id, current["round"])  # opening it is what the round waits for
+        elif self.store.ended(tournament_id, [t["match"] for t in current["tables"]]):
+            self.later(tournament_id, current["round"] + 1)
+
+    def later(self, tournament_id: str, number: int) -> None:
+        """`advance` by a worker: a round of 512 matches is made in a job, not in the request of
+        the move that ended the last round (nor the start's). Marked in the opening index first,
+        so a job lost with its worker is run by the housekeeper."""
+        if self.defer is None:
+            self.advance(tournament_id)
+            return
+        self.store.opening(tournament_id, number, time.time() + self.grace)
+        self.defer(tournament_id, number)
 
     def advance(self, tournament_id: str) -> None:
         """Whatever the tournament waits for now: open its paired round, pair the next one once

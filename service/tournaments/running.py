@@ -102,13 +102,14 @@ class Tournaments:
         return self.view(record, {})
 
     def start(self, app: App, tournament_id: str) -> dict[str, Any]:
-        """Round 1 paired and opened; a tournament already running or finished is answered as it
-        is (a start sent twice starts it once). 409 with fewer players than a table."""
+        """Round 1 paired, its matches made by a worker within moments; a tournament already
+        running or finished is answered as it is (a start sent twice starts it once). 409 with
+        fewer players than a table."""
         record = self._own(app, tournament_id)
         if record["status"] == "registering":
             ratings = {e["player"]: self._rating(e["player"], record["game"]) for e in record["entrants"]}
             self.store.update(tournament_id, lambda r: self._started(r, ratings))
-        self.rounds.advance(tournament_id)
+            self.rounds.later(tournament_id, 1)
         return self.get(app, None, tournament_id)
 
     def _started(self, record: dict[str, Any], ratings: dict[str, float]) -> None:
