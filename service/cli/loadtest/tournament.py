@@ -40,7 +40,7 @@ ROUNDS = int(os.environ.get("CARDTABLE_LOAD_ROUNDS", "3"))
 THINK = env_pair("CARDTABLE_LOAD_THINK", "0.05,0.2")
 PROGRESS_EVERY = float(os.environ.get("CARDTABLE_LOAD_PROGRESS_EVERY") or 0)
 # One hand won ends a match (docs/loadtest.md). Rated, as a real tournament would be: each match's
-# end then settles the ratings in the same request that pairs the next round.
+# end then settles its players' ratings too.
 TOURNAMENT = {"game": "zhol", "format": "swiss", "options": {"target_wins": 1, "rated": True}}
 LONG_POLL = 10  # seconds a feed request waits for news
 SETUP_WAIT = 120  # seconds a player waits at a barrier for the others
@@ -145,8 +145,8 @@ class TournamentPlayer(Client):
                 after = e["seq"]
                 match = take(feed, e, now, match)
             if match is not None:
-                # Every turn.started, and a quiet feed too: between two hands the host starts
-                # the next one, and no notice says that the hand is over.
+                # Every turn.started, and a quiet feed too: no notice says that a hand is over
+                # (the service deals the next one itself; a host may ask first, as people do).
                 self.play(match, token)
         if RUN.final is None and RUN.tournament is not None:
             RUN.final = {}  # one player reads the result, the others need not
