@@ -124,9 +124,12 @@ class Table:
 
     def serve(self) -> None:
         """Each open feed serves what it would now; none may carry another holding's secrets."""
-        raw = {e["seq"]: e for e in self.svc.store.events(self.id, 0)}
         for feed in list(self.feeds):
             served = self._read(feed)
+            # Read after the feed: a resigned seat's bot (in the workers) may have moved since the
+            # last op, and its events were written while the seats were held as now.
+            self._note()
+            raw = {e["seq"]: e for e in self.svc.store.events(self.id, 0)}
             seat, token = feed.holder.seat, feed.holder.token
             for e in served:
                 seq = e["seq"]
