@@ -408,3 +408,27 @@ def test_pro_is_deterministic_for_a_view_and_seed_and_samples_plausible_hands():
         assert len(hand) == 7 and not Counter(hand) - unseen - know.held[know.next_seat]
     win, closer, saved = opponents.danger(know.hand[0])
     assert 0.0 <= win <= 1.0 and 0.0 <= closer <= 1.0 and saved >= 0.0
+
+
+def test_the_draw_with_no_card_to_give_back_at_the_same_distance_takes_the_stock():
+    """The open card keeps the hand's distance (`need`) only alongside every card of the hand, so
+    no card could go back in its place at that distance: the pro (and the sound player, which asks
+    the same search) draws from the stock. It raised on an empty `min()` in a yardstick run
+    (seed 42000-42199, Zhol small, sound against hard)."""
+    opts = GAME.validate_options({"variant": "small", "target_wins": 1}, 2)
+    state, _ = GAME.new_match(opts, 2, 7)
+    for _ in range(20):
+        seat = GAME.to_move(state)
+        know = Knowledge(GAME.view(state, seat))
+        if know.phase != "draw" or not {a.get("pile") for a in know.legal} >= {"stock", "discard"}:
+            # Play on (the stock, then the first card) until a seat may take the open card.
+            move = {"type": "draw", "pile": "stock"} if know.phase == "draw" else know.legal[0]
+            GAME.apply(state, seat, move)
+            continue
+        search = bot_pro.Search(know, random.Random(7), {**bot_pro.FEATURES, "take_equal": True})
+        hand, taken = know.hand, bot_hand.with_card(know.hand, know.top)
+        # The hand and the hand with the open card at one distance; any card given back, further.
+        search.need = lambda cards, _hand=hand, _taken=taken: 3 if cards in (_hand, _taken) else 4  # type: ignore[method-assign]
+        assert search.draw() == "stock"
+        return
+    raise AssertionError("no turn of the 20 had a choice of piles")

@@ -347,13 +347,18 @@ class Search:
             return "discard"
         if after > now or not self.features["take_equal"]:
             return "stock"
-        # the same distance either way: take the open card if it leaves a clearly faster hand
+        # the same distance either way: take the open card if it leaves a clearly faster hand.
+        # None such when every card of the hand that could go back in its place is needed (the
+        # open card only keeps the distance with all of them): then it is not worth taking.
         best = min(
-            self.expected_draws(bh.without_card(taken, card))
-            for card in sorted(set(hand))
-            if self.need(bh.without_card(taken, card)) == now
+            (
+                self.expected_draws(bh.without_card(taken, card))
+                for card in sorted(set(hand))
+                if self.need(bh.without_card(taken, card)) == now
+            ),
+            default=None,
         )
-        return "discard" if 1.0 + best < self.expected_draws(hand, now) else "stock"
+        return "discard" if best is not None and 1.0 + best < self.expected_draws(hand, now) else "stock"
 
 
 def choose(
