@@ -68,7 +68,7 @@ def derive(match: Match, events: list[dict[str, Any]], at: float) -> list[dict[s
     if not found:
         return []
     version = match.next_version
-    stamp = _stamp(at)
+    when = stamp(at)
     out = []
     for app in apps:
         players = {s["seat"]: s for s in match.record["seats"] if s.get("app") == app and "player" in s}
@@ -86,7 +86,7 @@ def derive(match: Match, events: list[dict[str, Any]], at: float) -> list[dict[s
                     "id": f"{match.id}-{version}-{kind}",
                     "app": app,
                     "type": kind,
-                    "timestamp": stamp,
+                    "timestamp": when,
                     "data": {"match": match.id, "game": match.record["game"], **data},
                     "players": to,
                 }
@@ -98,7 +98,7 @@ def derive(match: Match, events: list[dict[str, Any]], at: float) -> list[dict[s
 _second: tuple[int, str] = (-1, "")
 
 
-def _stamp(at: float) -> str:
+def stamp(at: float) -> str:
     """`at` in RFC 3339 with milliseconds (UTC), as datetime's isoformat writes it; the second's
     part is made once a second (every commit of a player's match stamps its notices)."""
     global _second

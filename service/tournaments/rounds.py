@@ -20,15 +20,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from engines.registry import GAMES
 from service import errors
 from service.identity.players import Player
 from service.matches.new_match import new_id
+from service.matches.notices import stamp
 from service.tournaments import pairing
-from service.tournaments.store import TournamentStore
+from service.tournaments.store import TournamentStore, Unchanged
 
 log = logging.getLogger("cardtable.tournaments")
 
@@ -37,10 +37,6 @@ OVER_STANDINGS = 32
 
 CreateMatch = Callable[..., Any]
 Sink = Callable[[str, list[dict[str, Any]], bool], None]
-
-
-class Unchanged(Exception):
-    """A change that finds nothing to do: nothing is written."""
 
 
 def table_size(game: str) -> int:
@@ -153,12 +149,11 @@ class Rounds:
                     self._tell_over(tournament_id)
                 return
             if record["played"] and not record["played"][-1]["open"]:
-                self.open(tournament_id)
+                self.open(record)
                 continue
-            try:
-                paired = self.store.update(tournament_id, self._pair)
-            except Unchanged:
-                return
+            paired, _ = self.store.update(tournament_id, self._pair)
+            if paired is None:
+                return  # a match of the last round still runs, or another process paired it
             if paired == "finished":
                 self._tell_over(tournament_id)
                 return
@@ -185,13 +180,10 @@ class Rounds:
         record["played"].append(new_round(len(rounds) + 1, *nxt))
         return "paired"
 
-    def open(self, tournament_id: str) -> None:
-        """Create the paired round's matches (those not there yet), tell its players, mark it open."""
-        loaded = self.store.load(tournament_id)
-        if loaded is None:
-            return
-        record = loaded[0]
-        current = record["played"][-1]
+    def open(self, record: dict[str, Any]) -> None:
+        """Create the paired round's matches of the record as loaded (those not there yet), tell
+        its players, mark it open."""
+        tournament_id, current = record["id"], record["played"][-1]
         for table in current["tables"]:
             self._create(record, current["round"], table)
         self._tell(tournament_id, self._round_notices(record, current))
@@ -202,10 +194,7 @@ class Rounds:
             r["played"][-1]["open"] = True
             r["played"][-1]["opened"] = round(time.time(), 3)
 
-        try:
-            self.store.update(tournament_id, mark)
-        except Unchanged:
-            pass
+        self.store.update(tournament_id, mark)
         self.store.opened(tournament_id, current["round"])
 
     def _create(self, record: dict[str, Any], number: int, table: dict[str, Any]) -> None:
@@ -232,7 +221,7 @@ class Rounds:
     def _round_notices(self, record: dict[str, Any], current: dict[str, Any]) -> list[dict[str, Any]]:
         """`tournament.round_started` for each player of the round: its match and seat, or its bye."""
         by_id = {e["player"]: e for e in record["entrants"]}
-        stamp = _stamp()
+        when = stamp(time.time())
         out = []
         where: list[tuple[str, str | None, int | None]] = [
             (p, t["match"], seat) for t in current["tables"] for seat, p in enumerate(t["seats"])
@@ -253,7 +242,7 @@ class Rounds:
                 _notice(
                     record,
                     f"{current['round']}-tournament.round_started-{entrant['order']}",
-                    stamp,
+                    when,
                     data,
                     [player_id],
                 )
@@ -284,7 +273,11 @@ class Rounds:
         }
         number = len(record["played"]) + 1
         notice = _notice(
-            record, f"{number}-tournament.over", _stamp(), data, [e["player"] for e in record["entrants"]]
+            record,
+            f"{number}-tournament.over",
+            stamp(time.time()),
+            data,
+            [e["player"] for e in record["entrants"]],
         )
         self._tell(tournament_id, [notice])
 
@@ -293,10 +286,7 @@ class Rounds:
                 raise Unchanged()
             r["told"] = True
 
-        try:
-            self.store.update(tournament_id, told)
-        except Unchanged:
-            pass
+        self.store.update(tournament_id, told)
         self.store.opened(tournament_id, number)
 
     def _tell(self, tournament_id: str, notices: list[dict[str, Any]]) -> None:
@@ -315,7 +305,7 @@ def champions(record: dict[str, Any]) -> int:
 
 
 def _notice(
-    record: dict[str, Any], suffix: str, stamp: str, data: dict[str, Any], to: list[str]
+    record: dict[str, Any], suffix: str, when: str, data: dict[str, Any], to: list[str]
 ) -> dict[str, Any]:
     """A tournament's notice, shaped as a match's (service/matches/notices.py): its id
     `<tournament>-<round>-<type>[-<player's number>]`, so the webhooks' fan-out is one job a round."""
@@ -323,11 +313,7 @@ def _notice(
         "id": f"{record['id']}-{suffix}",
         "app": record["app"],
         "type": suffix.split("-")[1],
-        "timestamp": stamp,
+        "timestamp": when,
         "data": data,
         "players": to,
     }
-
-
-def _stamp() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -32,14 +32,13 @@ from service.ratings.stored import PlayerRatings
 from service.tournaments import pairing
 from service.tournaments.rounds import (
     Rounds,
-    Unchanged,
     champions,
     new_round,
     played,
     table_size,
     turn_seconds,
 )
-from service.tournaments.store import TournamentStore
+from service.tournaments.store import TournamentStore, Unchanged
 
 MAX_PLAYERS = 1024
 
@@ -105,14 +104,15 @@ class Tournaments:
         """Round 1 paired, its matches made by a worker within moments; a tournament already
         running or finished is answered as it is (a start sent twice starts it once). 409 with
         fewer players than a table."""
-        record = self._own(app, tournament_id)
+        record = self._own(app.id, tournament_id)
         if record["status"] == "registering":
             ratings = {e["player"]: self._rating(e["player"], record["game"]) for e in record["entrants"]}
-            self.store.update(tournament_id, lambda r: self._started(r, ratings))
-            self.rounds.later(tournament_id, 1)
-        return self.get(app, None, tournament_id)
+            started, record = self.store.update(tournament_id, lambda r: self._started(r, ratings))
+            if started:
+                self.rounds.later(tournament_id, 1)
+        return self.view(record, self.store.results(tournament_id))
 
-    def _started(self, record: dict[str, Any], ratings: dict[str, float]) -> None:
+    def _started(self, record: dict[str, Any], ratings: dict[str, float]) -> bool:
         if record["status"] != "registering":
             raise Unchanged()
         entrants, size = record["entrants"], record["size"]
@@ -133,6 +133,7 @@ class Tournaments:
         record.update(status="running", started=round(time.time(), 3))
         self.store.opening(record["id"], 1, time.time() + self.rounds.grace)
         record["played"] = [new_round(1, tables, byes)]
+        return True
 
     # --- the players' calls ---------------------------------------------------------------------
     def join(self, player: Player, tournament_id: str) -> dict[str, Any]:
@@ -160,20 +161,14 @@ class Tournaments:
                 }
             )
 
-        try:
-            self.store.update(tournament_id, change)
-        except Unchanged:
-            pass
-        return self.get(None, player, tournament_id)
+        _, record = self.store.update(tournament_id, change)
+        return self.view(record, self.store.results(tournament_id), player)
 
     # --- reading ------------------------------------------------------------------------------
     def get(self, app: App | None, player: Player | None, tournament_id: str) -> dict[str, Any]:
         """The tournament for its app's key or one of its app's players (404 to anyone else)."""
-        loaded = self.store.load(tournament_id) if tournament_id.startswith("t") else None
         app_id = app.id if app is not None else player.app if player is not None else None
-        if loaded is None or loaded[0]["app"] != app_id:
-            raise errors.NotFound(f"no tournament with id {tournament_id!r}")
-        record = loaded[0]
+        record = self._own(app_id, tournament_id)
         return self.view(record, self.store.results(tournament_id), player)
 
     def listed(self, app_id: str, limit: int) -> list[dict[str, Any]]:
@@ -217,9 +212,10 @@ class Tournaments:
         return shown
 
     # --- helpers ------------------------------------------------------------------------------
-    def _own(self, app: App, tournament_id: str) -> dict[str, Any]:
+    def _own(self, app_id: str | None, tournament_id: str) -> dict[str, Any]:
+        """The tournament's record, if it is the app's (404 otherwise, as for none at all)."""
         loaded = self.store.load(tournament_id) if tournament_id.startswith("t") else None
-        if loaded is None or loaded[0]["app"] != app.id:
+        if loaded is None or loaded[0]["app"] != app_id:
             raise errors.NotFound(f"no tournament with id {tournament_id!r}")
         return loaded[0]
 

@@ -44,6 +44,10 @@ return 1
 """
 
 
+class Unchanged(Exception):
+    """Raised by a change that finds nothing to do: `TournamentStore.update` writes nothing."""
+
+
 def record_key(tournament_id: str) -> str:
     return f"ct:{{t:{tournament_id}}}"
 
@@ -94,18 +98,25 @@ class TournamentStore:
         if not self._set(keys=[record_key(record["id"])], args=["0", json.dumps(record), TTL]):
             raise errors.Conflict("tournament id collision, try again")
 
-    def update(self, tournament_id: str, change: Callable[[dict[str, Any]], Any]) -> Any:
+    def update(
+        self, tournament_id: str, change: Callable[[dict[str, Any]], Any]
+    ) -> tuple[Any, dict[str, Any]]:
         """Apply `change` to the record as loaded and write it at that version, again when
         another writer got in first. `change` changes the record in place and answers what the
-        caller gets; it raises to refuse (nothing written)."""
+        caller gets; it raises `Unchanged` when there is nothing to do, or an error to refuse
+        (nothing written either way). Returns its answer (None when unchanged) and the record as
+        written (or as found)."""
         for _ in range(RETRIES):
             loaded = self.load(tournament_id)
             if loaded is None:
                 raise errors.NotFound(f"no tournament with id {tournament_id!r}")
             record, version = loaded
-            answer = change(record)
+            try:
+                answer = change(record)
+            except Unchanged:
+                return None, record
             if self._set(keys=[record_key(tournament_id)], args=[str(version), json.dumps(record), TTL]):
-                return answer
+                return answer, record
         raise errors.VersionConflict()
 
     def result(self, tournament_id: str, match_id: str, result: dict[str, Any]) -> None:
