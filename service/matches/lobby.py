@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from engines.registry import GAMES
@@ -143,18 +143,13 @@ class Lobby:
             if joined is not None:
                 return joined
             return self._host(game_id, options, seats, name, client_seed, caller)
-        after = None
-        for _ in range(_MAX_SCANNED // _BATCH):
-            entries = self.index.oldest(game_id, table, after, _BATCH)
-            after = entries[-1] if entries else after
+        for entries in self._batches(game_id, table):
             if caller is not None and caller.player is not None:
                 entries = self._nearest_first(entries, game_id, caller.player.id)
             for entry in entries:
                 joined = self._try_join(entry, name, client_seed, caller)
                 if joined is not None:
                     return joined
-            if len(entries) < _BATCH:
-                break
         return self._host(game_id, options, seats, name, client_seed, caller)
 
     def _host(
@@ -202,24 +197,29 @@ class Lobby:
         scale = self.seats.config.QUICK_BAND_SCALE
         now = time.time()
         near: list[tuple[float, str]] = []
-        after = None
-        for _ in range(_MAX_SCANNED // _BATCH):
-            entries = self.index.oldest(game_id, table, after, _BATCH)
-            after = entries[-1] if entries else after
+        for entries in self._batches(game_id, table):
             for entry in entries:
                 record = self._listed(entry)
                 apart = None if record is None else lobby_rated.distance(record, player.app, mu, ratings)
                 waited = now - int(entry.split(":")[0]) / 1000
                 if apart is not None and apart <= lobby_rated.band(sigma, waited, scale):
                     near.append((apart, entry))
-            if len(entries) < _BATCH:
-                break
         choose = lobby_rated.seat_chooser(teams, player.id, ratings) if teams else None
         for _, entry in sorted(near, key=lambda n: n[0]):  # stable: the oldest first among equals
             joined = self._try_join(entry, name, client_seed, caller, choose)
             if joined is not None:
                 return joined
         return None
+
+    def _batches(self, game_id: str, table: str) -> Iterator[list[str]]:
+        """The table's listed entries, oldest first, a batch at a time: _MAX_SCANNED at most."""
+        after = None
+        for _ in range(_MAX_SCANNED // _BATCH):
+            entries = self.index.oldest(game_id, table, after, _BATCH)
+            yield entries
+            if len(entries) < _BATCH:
+                return
+            after = entries[-1]
 
     def _nearest_first(self, entries: list[str], game_id: str, player_id: str) -> list[str]:
         """A batch of the lobby's matches, those whose seated players' ratings in the game are
