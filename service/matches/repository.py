@@ -255,7 +255,7 @@ class MatchRepository:
         if match.record["options"].get("rated"):
             settled = rated_matches.settle(match, events, self.ratings)
             effects += [settled] if settled is not None else []
-        if match.record.get("tournament") and match.over() and any(e["type"] == "match_over" for e in events):
+        if match.record.get("tournament") and any(e["type"] == "match_over" for e in events):
             effects.append(_tournament_result(match, events, at))
         told = notices.derive(match, events, at)
         if told:

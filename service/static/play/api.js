@@ -30,6 +30,31 @@ export async function call(method, path, { body, token, headers: extra = {} } = 
 }
 
 // An error as a sentence for the player, with the field errors of a 422 when there are any.
+// A re-read of what changed (the feed only says *that* something did): `read` runs again while
+// calls came in during it, so a burst of calls collapses into one more read. The returned
+// function resolves true for the call that read, false for one folded into a running read; a
+// read that throws rejects that call.
+export function collapsing(read) {
+  let running = false;
+  let again = false;
+  return async () => {
+    if (running) {
+      again = true;
+      return false;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        await read();
+      } while (again);
+    } finally {
+      running = false;
+    }
+    return true;
+  };
+}
+
 export function errorText(err) {
   if (!(err instanceof ApiError)) return `Network problem: ${err.message}`;
   let text = err.message;

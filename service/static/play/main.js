@@ -1,6 +1,6 @@
 // The web table's controller: which screen to show, the view, the clicks, the event feed.
 // Read docs/play.md first; api.js is the only file that talks to the service.
-import { call, errorText, follow, players, seats } from "./api.js";
+import { call, collapsing, errorText, follow, players, seats } from "./api.js";
 import { card } from "./cards.js";
 import { Compose, composeBar, stagedMelds } from "./compose.js";
 import { clear, h } from "./dom.js";
@@ -90,20 +90,13 @@ async function post(path, confirmText) {
   }
 }
 
-let refreshing = false;
-let again = false;
 // Re-read the view; events only say *that* something changed. Bursts collapse into one read.
+const reread = collapsing(async () =>
+  setView(await call("GET", `/v1/matches/${state.matchId}`, { token: state.token })),
+);
 async function refresh() {
-  if (refreshing) {
-    again = true;
-    return;
-  }
-  refreshing = true;
   try {
-    do {
-      again = false;
-      setView(await call("GET", `/v1/matches/${state.matchId}`, { token: state.token }));
-    } while (again);
+    await reread();
   } catch (err) {
     if (err.status === 401 && state.token) {
       // The seat was handed over (its invitation claimed) or freed: this page watches on.
@@ -115,8 +108,6 @@ async function refresh() {
     }
     state.error = errorText(err);
     render();
-  } finally {
-    refreshing = false;
   }
 }
 

@@ -2,7 +2,7 @@
 // round's pairings and results, and the player's own match, opened at the table with the player
 // token as the seat's bearer. Calls: GET /v1/me (who the token is), GET /v1/tournaments/{id},
 // and the player's feed GET /v1/me/events (long-poll) as the doorbell.
-import { call, errorText, followPlayer, seats } from "./api.js";
+import { call, collapsing, errorText, followPlayer, seats } from "./api.js";
 import { clear, h } from "./dom.js";
 
 const STATUS = { registering: "registering", running: "running", finished: "finished" };
@@ -161,26 +161,17 @@ export async function openTournament(app, tournamentId, token, games) {
     );
   };
 
-  let refreshing = false;
-  let again = false;
   // Re-read the tournament; the feed only says *that* something changed. Bursts collapse.
+  const reread = collapsing(async () => {
+    state.t = await call("GET", `/v1/tournaments/${tournamentId}`, { token });
+    keepSeats(state.t, state.me, token);
+    if (!state.gone) state.error = null;
+  });
   const refresh = async () => {
-    if (refreshing) {
-      again = true;
-      return;
-    }
-    refreshing = true;
     try {
-      do {
-        again = false;
-        state.t = await call("GET", `/v1/tournaments/${tournamentId}`, { token });
-        keepSeats(state.t, state.me, token);
-        if (!state.gone) state.error = null;
-      } while (again);
+      if (!(await reread())) return; // folded into the read under way, which renders
     } catch (err) {
       state.error = errorText(err);
-    } finally {
-      refreshing = false;
     }
     render();
   };
