@@ -19,6 +19,9 @@ Variants (`--set key=value` overrides a number):
   counts the opponent's typical points at that turn as a gain (`lam`).
 - `danger`: `base` with the danger of feeding the next player scaled by `dscale`.
 - `budget`: `base` with more `candidates`, `pairs` and `slack`.
+- `draw2`: `base`, and the top discard is taken when the points after it and one live draw (each
+  discard of the hand with it, the best) beat the points after two live draws: both two draws
+  ahead, where `sound` compares one draw ahead and so never takes a card that only builds.
 
 The chances and typical points come from `--table-matches` `hard`-against-`hard` matches played
 first (seeds 90000 on). A measurement tool only: no variant is a level.
@@ -41,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from engines import bots  # noqa: E402
 from engines.base import Action  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
+from engines.three_thirteen import bots as bots_module  # noqa: E402
 from engines.three_thirteen.bots import pro, sound  # noqa: E402
 from engines.three_thirteen.bots.eval import Judge, discard_body, final_turn, unseen_cards, without  # noqa: E402
 
@@ -181,11 +185,45 @@ def discard_action(view: dict[str, Any], judge: Judge, hand: list[str], rng: ran
     return discard_body(view, card, left, rng)
 
 
+def draw_action(view: dict[str, Any], judge: Judge, hand: list[str], unseen: list[str]) -> Action:
+    """The `draw2` variant's draw: the top discard against the stock, both two draws ahead."""
+    legal: list[Action] = view["legal_actions"]
+    top = view["discard"]["top"]
+    if {"type": "draw", "pile": "discard"} not in legal or top is None or len(unseen) < 2:
+        return pro.draw_action(view, judge, hand, unseen)
+    if {"type": "draw", "pile": "stock"} not in legal or judge.is_wild(top):
+        return {"type": "draw", "pile": "discard"}
+    rng = random.Random(len(unseen))
+    kinds = sorted(Counter(unseen).items())
+    values = judge.discard_values([*hand, top], slack=int(SETTINGS["slack"]))
+    ranked = sorted(values.items(), key=lambda kv: kv[1])[: 1 + int(SETTINGS["candidates"])]
+    with_top = min(
+        sum(k * pro.next_draw_points(judge, without([*hand, top], card), c) for c, k in kinds) / len(unseen)
+        for card, _ in ranked
+    )
+    pairs = [(a, b) for a, b in (rng.sample(unseen, 2) for _ in range(int(SETTINGS["pairs"])))]
+    stock = sum(pro.two_draws_points(judge, hand, a, b) for a, b in pairs) / len(pairs)
+    return {"type": "draw", "pile": "discard" if with_top < stock else "stock"}
+
+
+def _sound_action(view: dict[str, Any], rng: random.Random) -> Action:
+    if view["turn"]["phase"] == "draw" and not final_turn(view):
+        hand = list(view["hand"] or [])
+        return draw_action(view, Judge(view), hand, unseen_cards(view))
+    return ORIGINAL(view, rng)
+
+
+ORIGINAL = sound.sound_action
+
+
 def _setup(settings: dict[str, Any], table: dict[tuple[int, int], list[float]]) -> None:
     SETTINGS.update(settings)
     TABLE.update(table)
     if settings["variant"] != "base" or any(settings[k] != v for k, v in DEFAULTS.items()):
         sound.discard_action = discard_action  # type: ignore[assignment]
+    if settings["variant"] == "draw2":
+        # the level is registered by its function: patch what bots.decide calls
+        bots_module.sound_action = _sound_action  # type: ignore[attr-defined]
 
 
 def deal(seed: int) -> list[tuple[float, int]]:
@@ -210,7 +248,8 @@ def deal(seed: int) -> list[tuple[float, int]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variant", choices=("base", "hazard", "rollout", "danger", "budget"), default="base")
+    variants = ("base", "hazard", "rollout", "danger", "budget", "draw2")
+    ap.add_argument("--variant", choices=variants, default="base")
     ap.add_argument("--set", action="append", default=[], help="key=value, e.g. dscale=2")
     ap.add_argument("--deals", type=int, default=30)
     ap.add_argument("--seed", type=int, default=60000)
