@@ -65,23 +65,17 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench import yardstick  # noqa: E402
 from engines import bots  # noqa: E402
-from engines.base import BOT_LEVELS  # noqa: E402
+from engines.base import BOT_LEVELS, Game  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 from engines.tournament import LEVELS, SideResult, TournamentResult, _count  # noqa: E402
 
 Json = dict[str, Any]
 
 # The games as bench/yardstick.py names them, with Spades (partnerships) beside them.
-GAME_OPTIONS: dict[str, tuple[str, Json]] = {
-    "zhol-small": ("zhol", {"variant": "small"}),
-    "zhol-large": ("zhol", {"variant": "large"}),
-    "three-thirteen": ("three-thirteen", {}),
-    "zoliky": ("zoliky", {}),
-    "spades": ("spades", {}),
-}
-DEFAULT_GAMES = ("zhol-small", "zhol-large", "three-thirteen", "zoliky")
-ONE_HAND = {"zhol", "zoliky"}
+GAME_OPTIONS: dict[str, tuple[str, Json]] = {**yardstick.GAME_OPTIONS, "spades": ("spades", {})}
+DEFAULT_GAMES = tuple(yardstick.GAME_OPTIONS)
 # Seats of a match: two, or Spades' two partnerships of two.
 SEATS = {"spades": 4}
 
@@ -90,20 +84,7 @@ SEATS = {"spades": 4}
 # and `legal_actions` less the `resign` entry the service adds for a person (engines never list
 # it). The rest of the API view (id, game, options, version, you, host, deal_commitment, ...) is
 # the service's envelope, which no engine bot reads.
-ENGINE_FIELDS = (
-    "status",
-    "round",
-    "turn",
-    "players",
-    "hand",
-    "stock",
-    "discard",
-    "table",
-    "scores",
-    "legal_actions",
-    "round_result",
-    "winners",
-)
+ENGINE_FIELDS = tuple(Game.waiting_view(2, None))  # the engine's own view, in its order
 SERVICE_PLAYER_FIELDS = frozenset({"name", "kind", "level", "player", "hints_used", "left", "reserved"})
 
 
@@ -418,10 +399,7 @@ def run_game(
 ) -> GameRun:
     """`deals` paired deals of game `name` (GAME_OPTIONS), A (`levels[0]`) decided here against the
     service's bot of level `levels[1]`, `parallel` matches at once."""
-    game_id, game_options = GAME_OPTIONS[name]
-    opts = dict(game_options)
-    if match == "one" and game_id in ONE_HAND:
-        opts["target_wins"] = 1
+    game_id, opts = yardstick.match_options(name, match, GAME_OPTIONS)
     opts.update(options or {})
     level_a, level_b = levels
     jobs = [

@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engines import bots  # noqa: E402
+from engines import bots, tournament  # noqa: E402
 from engines.base import Action  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 from engines.three_thirteen import bots as bots_module  # noqa: E402
@@ -231,15 +231,7 @@ def deal(seed: int) -> list[tuple[float, int]]:
     out = []
     for mine in (0, 1):
         levels = ["sound", "hard"] if mine == 0 else ["hard", "sound"]
-        state, _ = GAME.new_match(GAME.validate_options({}, 2), 2, seed)
-        rng = random.Random(f"tournament:{seed}")
-        while GAME.status(state) != "finished":
-            if GAME.status(state) == "round_over":
-                GAME.start_next_round(state)
-                continue
-            seat = GAME.to_move(state)
-            assert seat is not None
-            GAME.apply(state, seat, bots.decide(GAME, GAME.view(state, seat), levels[seat], rng))
+        state = tournament.play_match(GAME, levels, seed)
         winners = state.get("winners") or []
         score = 1.0 / len(winners) if mine in winners else 0.0
         out.append((score, state["scores"][1 - mine] - state["scores"][mine]))

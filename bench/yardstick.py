@@ -19,6 +19,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -34,6 +35,17 @@ GAME_OPTIONS = {
 ONE_HAND = {"zhol", "zoliky"}
 
 
+def match_options(
+    name: str, match: str, games: dict[str, tuple[str, dict[str, Any]]] = GAME_OPTIONS
+) -> tuple[str, dict[str, Any]]:
+    """(game id, options) of game `name` in `games` at `match` length: "one" is one hand a match
+    in Zhol and Žolíky (`target_wins` 1), "default" the game's own match."""
+    game_id, options = games[name]
+    if match == "one" and game_id in ONE_HAND:
+        return game_id, {**options, "target_wins": 1}
+    return game_id, dict(options)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seats", default="sound,hard")
@@ -44,9 +56,7 @@ def main() -> None:
     args = ap.parse_args()
     levels = args.seats.split(",")
     for name in args.games.split(","):
-        game_id, options = GAME_OPTIONS[name]
-        if args.match == "one" and game_id in ONE_HAND:
-            options = {**options, "target_wins": 1}
+        game_id, options = match_options(name, args.match)
         start = time.process_time()
         result = tournament.run_paired(GAMES[game_id], levels, args.deals, args.seed, options)
         side = result.sides[0]
