@@ -1,7 +1,7 @@
-"""The `sound` yardstick against another level on paired deals, in every rummy game.
+"""The `sound` yardstick against another level on paired deals, in every game.
 
-Each deal is played twice, the two levels swapping seats (`engines.tournament.run_paired`), so
-the luck of the deal cancels; prints each game's score rate of the first level with its 95%
+Each deal is played twice, the two levels swapping seats (`engines.tournament.run_paired`; in
+Spades the partnerships swap, seats 0 and 2 against 1 and 3), so the luck of the deal cancels; prints each game's score rate of the first level with its 95%
 Wilson interval, one game at a time (docs/bots.md, "The sound yardstick").
 
     python bench/yardstick.py --seats sound,hard --deals 100 --seed 1000
@@ -10,7 +10,7 @@ Wilson interval, one game at a time (docs/bots.md, "The sound yardstick").
 
 `--match one` (the default) plays one hand a match in Zhol and Žolíky (`target_wins` 1) as
 bench/bots.py does; `--match default` plays the games' own match length (first to 5 crowns);
-Three Thirteen is always its whole match (11 rounds), 2 players.
+Three Thirteen is always its whole match (11 rounds), 2 players; Spades its match to 500.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ GAME_OPTIONS = {
     "zhol-large": ("zhol", {"variant": "large"}),
     "three-thirteen": ("three-thirteen", {}),
     "zoliky": ("zoliky", {}),
+    "spades": ("spades", {}),
 }
 ONE_HAND = {"zhol", "zoliky"}
 

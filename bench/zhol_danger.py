@@ -167,7 +167,7 @@ def play(job: tuple[int, int, str]) -> list[dict[str, Any]]:
                 found["match"] = m
                 states.append(found)
 
-    tournament_match(m, seed, variant, record)
+    tournament_match(m, seed, "zhol", {"variant": variant}, LEVELS, record)
     return states
 
 

@@ -1,10 +1,10 @@
 """What knowing the next player's hand would be worth to the Zhol pro: a measurement, never play.
 
 Usage: python bench/zhol_oracle.py [--matches N] [--seed S] [--variant large] [--procs P]
-                                   [--oracle none|danger|all]
+                                   [--oracle none|danger|all] [--against solver|sound]
 
-Plays N one-hand matches of pro against solver exactly as `cardtable tournament --seats
-pro,solver` does (the same deals, seats alternating, the same bot generator), in P processes.
+Plays N one-hand matches of pro against solver (or `--against sound`) exactly as `cardtable
+tournament --seats pro,solver` does (the same deals, seats alternating, the same bot generator), in P processes.
 With `--oracle danger` the pro's estimate of what each discard hands the next player
 (`Opponents.danger`) is computed from that player's real hand instead of sampled hands; with
 `--oracle all` every use of the sampled hands is (danger, the cards it holds, the draws it still
@@ -32,7 +32,7 @@ from engines.tournament import seat_levels, wilson  # noqa: E402
 from engines.zhol.bots import hand as bh  # noqa: E402
 from engines.zhol.bots import pro  # noqa: E402
 
-LEVELS = ["pro", "solver"]
+LEVELS = ["pro", "solver"]  # the second is set by --against
 MATCH: dict[str, Any] = {}  # the state of the match being played in this process
 
 
@@ -61,7 +61,8 @@ class DangerOnly(pro.Opponents):
         return self.truth.danger(card)
 
 
-def setup(oracle: str) -> None:
+def setup(oracle: str, against: str = "solver") -> None:
+    LEVELS[1] = against
     if oracle == "all":
         pro.Opponents = Truth  # type: ignore[misc]
     elif oracle == "danger":
@@ -75,19 +76,24 @@ def play(job: tuple[int, int, str]) -> float:
     def remember(state: Any, seat: int, view: Any) -> None:
         MATCH["state"] = state
 
-    state, side_of = tournament_match(m, seed, variant, remember)
+    state, side_of = tournament_match(m, seed, "zhol", {"variant": variant}, LEVELS, remember)
     sides = {side_of[s] for s in state.get("winners") or []}
     return 1.0 / len(sides) if 0 in sides else 0.0
 
 
 def tournament_match(
-    m: int, seed: int, variant: str, watch: Callable[[Any, int, Any], None]
+    m: int,
+    seed: int,
+    game_id: str,
+    options: dict[str, Any],
+    levels: list[str],
+    watch: Callable[[Any, int, Any], None],
 ) -> tuple[Any, list[int]]:
-    """Match m of `cardtable tournament --seats pro,solver --seed seed` (one hand), calling
-    `watch(state, seat, view)` before each move; the final state and each seat's side."""
-    game = GAMES["zhol"]
-    by_seat, side_of = seat_levels(game, LEVELS, m)
-    options = game.validate_options({"variant": variant, "target_wins": 1}, 2)
+    """Match m of `cardtable tournament --game game_id --seats levels --seed seed` (one hand),
+    calling `watch(state, seat, view)` before each move; the final state and each seat's side."""
+    game = GAMES[game_id]
+    by_seat, side_of = seat_levels(game, levels, m)
+    options = game.validate_options({**options, "target_wins": 1}, 2)
     state, _ = game.new_match(options, 2, seed + m)
     rng = random.Random(f"tournament:{seed + m}")  # as engines.tournament.play_match seeds it
     while game.status(state) != "finished":
@@ -109,14 +115,17 @@ def main() -> None:
     ap.add_argument("--variant", default="large", choices=["small", "large"])
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--oracle", default="danger", choices=["none", "danger", "all"])
+    # `sound` reads the next player's danger off the table, never from sampled hands, so the
+    # oracle changes the pro alone
+    ap.add_argument("--against", default="solver", choices=["solver", "sound"])
     args = ap.parse_args()
     jobs = [(m, args.seed, args.variant) for m in range(args.matches)]
-    with multiprocessing.Pool(args.procs, initializer=setup, initargs=(args.oracle,)) as pool:
+    with multiprocessing.Pool(args.procs, initializer=setup, initargs=(args.oracle, args.against)) as pool:
         scores = pool.map(play, jobs, chunksize=4)
     wins = sum(scores)
     low, high = wilson(wins, len(scores))
     print(
-        f"zhol {args.variant}, pro (oracle: {args.oracle}) against solver, {len(scores)} matches, "
+        f"zhol {args.variant}, pro (oracle: {args.oracle}) against {args.against}, {len(scores)} matches, "
         f"seed {args.seed}: {100 * wins / len(scores):.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]"
     )
 

@@ -143,13 +143,12 @@ def run_paired(
 ) -> TournamentResult:
     """Each of `deals` deals (seeds `seed`, `seed + 1`, ...) played once per rotation of the sides,
     so every side holds every seat's cards once: the luck of the deal cancels between them
-    (2 × `deals` matches for two sides). Not for Spades, whose sides are partnerships (`run`)."""
+    (2 × `deals` matches for two sides; in Spades a side is a partnership, which holds seats 0
+    and 2 of the deal once and seats 1 and 3 once)."""
     result = TournamentResult(game.id, list(levels), [SideResult(lv) for lv in levels])
-    sides = len(levels)
     for k in range(deals):
-        for shift in range(sides):
-            side_of = [(s + shift) % sides for s in range(sides)]
-            by_seat = [levels[i] for i in side_of]
+        for shift in range(len(levels)):
+            by_seat, side_of = seat_levels(game, levels, shift)
             state = play_match(game, by_seat, seed + k, options, max_decisions, result.decision_seconds)
             _count(result, side_of, state.get("winners") or [])
         if progress:

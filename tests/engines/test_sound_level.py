@@ -52,3 +52,12 @@ def test_paired_deals_give_each_side_each_seat_of_every_deal():
     result = tournament.run_paired(GAMES["zhol"], ["easy", "random"], 3, seed=5, options={"target_wins": 1})
     assert [s.matches for s in result.sides] == [6, 6]
     assert sum(s.wins for s in result.sides) == pytest.approx(6)
+
+
+def test_paired_spades_deals_give_each_partnership_both_pairs_of_seats():
+    spades = GAMES["spades"]
+    assert tournament.seat_levels(spades, ["pro", "sound"], 0)[0] == ["pro", "sound", "pro", "sound"]
+    assert tournament.seat_levels(spades, ["pro", "sound"], 1)[0] == ["sound", "pro", "sound", "pro"]
+    result = tournament.run_paired(spades, ["easy", "random"], 1, seed=5, options={"target_score": 100})
+    assert [s.matches for s in result.sides] == [2, 2]
+    assert sum(s.wins for s in result.sides) == pytest.approx(2)
