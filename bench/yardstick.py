@@ -1,8 +1,9 @@
 """The `sound` yardstick against another level on paired deals, in every game.
 
 Each deal is played twice, the two levels swapping seats (`engines.tournament.run_paired`; in
-Spades the partnerships swap, seats 0 and 2 against 1 and 3), so the luck of the deal cancels; prints each game's score rate of the first level with its 95%
-Wilson interval, one game at a time (docs/bots.md, "The sound yardstick").
+Spades the partnerships swap, seats 0 and 2 against 1 and 3), so the luck of the deal cancels;
+prints each game's score rate of the first level with its 95% Wilson interval, one game at a
+time (docs/bots.md, "The sound yardstick").
 
     python bench/yardstick.py --seats sound,hard --deals 100 --seed 1000
     python bench/yardstick.py --seats pro,sound --deals 100 --games zhol-small,zoliky

@@ -4,7 +4,8 @@ Usage: python bench/zhol_oracle.py [--matches N] [--seed S] [--variant large] [-
                                    [--oracle none|danger|all] [--against solver|sound]
 
 Plays N one-hand matches of pro against solver (or `--against sound`) exactly as `cardtable
-tournament --seats pro,solver` does (the same deals, seats alternating, the same bot generator), in P processes.
+tournament --seats pro,solver` does (the same deals, seats alternating, the same bot
+generator), in P processes.
 With `--oracle danger` the pro's estimate of what each discard hands the next player
 (`Opponents.danger`) is computed from that player's real hand instead of sampled hands; with
 `--oracle all` every use of the sampled hands is (danger, the cards it holds, the draws it still
