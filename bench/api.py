@@ -31,6 +31,7 @@ import orjson
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bench.stats import pct  # noqa: E402
 from service.infra.embedded import free_port, start_redis  # noqa: E402
 
 FLOOR_APP = """
@@ -317,11 +318,6 @@ def drive(target, args_for, procs: int) -> tuple[int, list[float], list[str], fl
     lat = [x for r in results for x in r[1]]
     ids = [x for r in results for x in r[2]]
     return n, lat, ids, wall
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
 def latency(values: list[float]) -> str:

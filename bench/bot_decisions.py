@@ -25,14 +25,10 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.bots import BENCH_OPTIONS  # noqa: E402
+from bench.stats import pct  # noqa: E402
 from engines import bots as engine_bots  # noqa: E402
 from engines import tournament  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
 def main() -> None:

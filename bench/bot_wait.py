@@ -48,6 +48,7 @@ import orjson
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bench.stats import percentile  # noqa: E402
 from engines.legal import complete  # noqa: E402
 from service.infra.embedded import free_port  # noqa: E402
 
@@ -176,11 +177,6 @@ def run(base: str, game: str, tables: int, seconds: float, think: float, seed: i
     for t in threads:
         t.join(LONG_POLL + 40)
     return stats
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def start_serve(data_dir: str) -> tuple[subprocess.Popen, str]:

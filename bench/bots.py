@@ -24,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench.stats import pct  # noqa: E402
 from engines import tournament  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 
@@ -41,11 +42,6 @@ BENCH_OPTIONS = {
     "zhol": {"target_wins": 1},
     "three-thirteen": {},
 }
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
 def main() -> None:

@@ -66,6 +66,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import yardstick  # noqa: E402
+from bench.stats import percentile  # noqa: E402
 from engines import bots  # noqa: E402
 from engines.base import BOT_LEVELS, Game  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
@@ -374,13 +375,6 @@ class GameRun:
             f"deal {k}: its matches were dealt different decks" for k, d in by_deal.items() if len(d) > 1
         ]
         return found
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The value below which a share `q` of `values` (sorted) lies (nearest rank)."""
-    if not values:
-        return float("nan")
-    return values[min(len(values) - 1, max(0, round(q * len(values)) - 1))]
 
 
 def run_game(
