@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from engines.cards import JOKER
 from engines.three_thirteen import GAME
 from engines.three_thirteen import bots as tt_bot
 from engines.three_thirteen.bots import pro as bot_pro
+from engines.three_thirteen.bots import sound as tt_sound
 from engines.three_thirteen.bots.eval import Judge, unseen_cards
 from tests.engines import harness
 from tests.engines.test_three_thirteen import act, all_cards, start, turn
@@ -283,3 +286,31 @@ def test_judge_discard_values_are_exact_for_the_best_card():
         assert min(values.values()) == min(exact.values())
         for card, value in values.items():
             assert value == exact[card]
+
+
+# Two views from a match (seed 47002, pro against sound) where, before the fix, each of them took
+# the top discard and threw the same card straight back, turn after turn: the round never ended.
+PASS_LOOP = json.loads((Path(__file__).parent / "data" / "three_thirteen_pass_loop.json").read_text())
+
+
+@pytest.mark.parametrize("level", ["pro", "sound"])
+def test_a_bot_does_not_take_the_top_discard_it_would_throw_straight_back(level):
+    view = PASS_LOOP[level]
+    top = view["discard"]["top"]
+    judge = Judge(view)
+    hand = list(view["hand"])
+    # the take alone looks worth it: with the top card the hand keeps fewer points than it does now
+    assert judge.after_best_discard([*hand, top]) < judge.left(hand)
+    # ... yet with it the bot would throw the top card back, so it draws from the stock instead
+    if level == "pro":
+        unseen = unseen_cards(view)
+        throw, _ = bot_pro.discard_choice(view, judge, [*hand, top], unseen, random.Random(1), bot_pro.PRO)
+    else:
+        throw, _ = tt_sound.discard_choice(view, judge, [*hand, top], random.Random(1))
+    assert throw == top
+    assert tt_bot.choose_action(view, level, random.Random(1)) == {"type": "draw", "pile": "stock"}
+
+
+def test_pro_and_sound_finish_the_match_where_they_passed_one_card_between_them_for_ever():
+    state = tournament.play_match(GAME, ["pro", "sound"], 47002, {}, max_decisions=5000)
+    assert state["status"] == "finished"

@@ -5,7 +5,8 @@ the table melds, dumped jokers and the cards other players were seen taking from
 still hold) and plays with no deliberate mistakes:
 
 - Draw: take the top discard when the points left after the best discard with it are below the
-  average over the sampled stock cards (a wild card in the pile is always worth it).
+  average over the sampled stock cards (a wild card in the pile is always worth it), and only
+  when the discard below would then keep it: a card taken to be thrown back is a pass.
 - Discard: go out when it can. Otherwise, for the few cards whose loss leaves the fewest points
   now, estimate the points left after the next draw and its best discard (`exact`: averaged over
   every unseen card, weighted by its unseen copies; else over the sampled stock cards), and (depth
@@ -26,6 +27,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from engines.base import Action
@@ -91,21 +93,38 @@ def two_draws_points(judge: Judge, rest: list[str], first: str, second: str) -> 
     return float(next_draw_points(judge, kept, second))
 
 
-def draw_action(view: dict[str, Any], judge: Judge, hand: list[str], sample: list[str]) -> Action:
+def draw_action(
+    view: dict[str, Any],
+    judge: Judge,
+    hand: list[str],
+    sample: list[str],
+    throws: Callable[[list[str]], str] | None = None,
+) -> Action:
     """Take the top discard when the points left with it beat the mean over the sampled stock
-    cards (a wild card always)."""
+    cards (a wild card always), unless `throws` (the card this bot's discard would then throw
+    from the hand with the top card) says it would go straight back onto the pile.
+
+    Taking the top card to throw it back is a pass, which the rules allow (docs/rules/
+    three-thirteen.md, "Turn"): two bots passing so, each judging the card worth taking and then
+    its own hand worth keeping, would pass it between them for ever and the round never end."""
     legal: list[Action] = view["legal_actions"]
     top = view["discard"]["top"]
+    stock_draw: Action = {"type": "draw", "pile": "stock"}
     if {"type": "draw", "pile": "discard"} not in legal or top is None:
-        return {"type": "draw", "pile": "stock"}
-    if {"type": "draw", "pile": "stock"} not in legal or judge.is_wild(top):
+        return stock_draw
+    if {"type": "draw", "pile": "stock"} not in legal:
         return {"type": "draw", "pile": "discard"}
-    with_top = judge.after_best_discard([*hand, top])
-    if sample:
-        stock = sum(next_draw_points(judge, hand, c) for c in sample) / len(sample)
-    else:
-        stock = judge.left(hand)
-    return {"type": "draw", "pile": "discard" if with_top < stock else "stock"}
+    if not judge.is_wild(top):
+        with_top = judge.after_best_discard([*hand, top])
+        if sample:
+            stock = sum(next_draw_points(judge, hand, c) for c in sample) / len(sample)
+        else:
+            stock = judge.left(hand)
+        if with_top >= stock:
+            return stock_draw
+    if throws is not None and throws([*hand, top]) == top:
+        return stock_draw
+    return {"type": "draw", "pile": "discard"}
 
 
 def draw_pairs(
@@ -133,22 +152,39 @@ def gift(view: dict[str, Any], judge: Judge, card: str) -> float:
 def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] | None = None) -> Action:
     """The pro decision; `budget` (default `PRO`) bounds the search (hard uses a small one)."""
     budget = PRO if budget is None else budget
-    start = time.perf_counter()
-    limit = budget["time_limit"]
     phase = view["turn"]["phase"]
     hand: list[str] = list(view["hand"] or [])
     judge = Judge(view)
     if phase == "lay_off":
         return lay_off_action(view, judge)
     unseen = unseen_cards(view)
-    sample = rng.sample(unseen, min(budget["samples"], len(unseen))) if unseen else []
     if phase == "draw":
-        return draw_action(view, judge, hand, sample)
+        sample = rng.sample(unseen, min(budget["samples"], len(unseen))) if unseen else []
+        # the discard it would make with the top card: the top itself, and it draws instead
+        return draw_action(
+            view, judge, hand, sample, lambda held: discard_choice(view, judge, held, unseen, rng, budget)[0]
+        )
+    card, left = discard_choice(view, judge, hand, unseen, rng, budget)
+    return discard_body(view, card, left, rng)
+
+
+def discard_choice(
+    view: dict[str, Any],
+    judge: Judge,
+    hand: list[str],
+    unseen: list[str],
+    rng: random.Random,
+    budget: dict[str, Any],
+) -> tuple[str, int]:
+    """The card the pro throws from `hand` and the points it leaves (see the module)."""
+    start = time.perf_counter()
+    limit = budget["time_limit"]
+    sample = rng.sample(unseen, min(budget["samples"], len(unseen))) if unseen else []
     values = judge.discard_values(hand, slack=0 if final_turn(view) else 12)
     ranked = sorted(values.items(), key=lambda kv: (kv[1], judge.is_wild(kv[0]), -judge.points(kv[0]), kv[0]))
     best, best_left = ranked[0]
     if best_left == 0 or final_turn(view) or not sample:
-        return discard_body(view, best, best_left, rng)
+        return best, best_left
     scored: list[tuple[float, int, str, int]] = []
     # exact: the next draw averaged over every unseen card (weighted by copies), not the sample.
     kinds = sorted(Counter(unseen).items()) if budget.get("exact") else []
@@ -166,4 +202,4 @@ def pro_action(view: dict[str, Any], rng: random.Random, budget: dict[str, Any] 
         scored.append((future + NOW_WEIGHT * left + gift(view, judge, card), -judge.points(card), card, left))
     scored.sort()
     _, _, card, left = scored[0]
-    return discard_body(view, card, left, rng)
+    return card, left

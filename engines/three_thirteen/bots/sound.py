@@ -64,12 +64,20 @@ def danger(view: dict[str, Any], judge: Judge, card: str, declined: list[str]) -
 
 
 def discard_action(view: dict[str, Any], judge: Judge, hand: list[str], rng: random.Random) -> Action:
+    card, left = discard_choice(view, judge, hand, rng)
+    return discard_body(view, card, left, rng)
+
+
+def discard_choice(
+    view: dict[str, Any], judge: Judge, hand: list[str], rng: random.Random
+) -> tuple[str, int]:
+    """The card the sound player throws from `hand` and the points it leaves."""
     values = judge.discard_values(hand, slack=0 if final_turn(view) else SOUND["slack"])
     ranked = sorted(values.items(), key=lambda kv: (kv[1], judge.is_wild(kv[0]), -judge.points(kv[0]), kv[0]))
     best, best_left = ranked[0]
     unseen = unseen_cards(view)
     if best_left == 0 or final_turn(view) or len(unseen) < 2:
-        return discard_body(view, best, best_left, rng)
+        return best, best_left
     kinds = sorted(Counter(unseen).items())
     pairs = [(a, b) for a, b in (rng.sample(unseen, 2) for _ in range(SOUND["pairs"]))]
     declined = _declined(view)
@@ -82,7 +90,7 @@ def discard_action(view: dict[str, Any], judge: Judge, hand: list[str], rng: ran
         scored.append((cost, -judge.points(card), card, left))
     scored.sort()
     _, _, card, left = scored[0]
-    return discard_body(view, card, left, rng)
+    return card, left
 
 
 def sound_action(view: dict[str, Any], rng: random.Random) -> Action:
@@ -94,5 +102,8 @@ def sound_action(view: dict[str, Any], rng: random.Random) -> Action:
         return lay_off_action(view, judge)
     if phase == "draw":
         # every live card weighed by its copies, not a sample
-        return pro.draw_action(view, judge, hand, unseen_cards(view))
+        # the top card is not taken to be thrown straight back (`pro.draw_action`)
+        return pro.draw_action(
+            view, judge, hand, unseen_cards(view), lambda cards: discard_choice(view, judge, cards, rng)[0]
+        )
     return discard_action(view, judge, hand, rng)
