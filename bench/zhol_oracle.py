@@ -71,15 +71,36 @@ def setup(oracle: str, against: str = "solver") -> None:
 
 
 def play(job: tuple[int, int, str]) -> float:
-    """Pro's score in match m of the tournament with this seed: 1, 0, or 0.5 for a shared win."""
     m, seed, variant = job
+    return pro_score(m, seed, "zhol", {"variant": variant})
+
+
+def pro_score(m: int, seed: int, game_id: str, options: dict[str, Any]) -> float:
+    """Pro's score in match m of the tournament of `LEVELS` with this seed: 1, 0, or 0.5 for a
+    shared win; the state of the match is in `MATCH` for the oracle at every move."""
 
     def remember(state: Any, seat: int, view: Any) -> None:
         MATCH["state"] = state
 
-    state, side_of = tournament_match(m, seed, "zhol", {"variant": variant}, LEVELS, remember)
+    state, side_of = tournament_match(m, seed, game_id, options, LEVELS, remember)
     sides = {side_of[s] for s in state.get("winners") or []}
     return 1.0 / len(sides) if 0 in sides else 0.0
+
+
+def measure(
+    play: Callable[[Any], float],
+    jobs: list[Any],
+    procs: int,
+    setup: Callable[..., None],
+    initargs: tuple[Any, ...],
+) -> str:
+    """Pro's rate over `jobs` played in `procs` processes set up by `setup(*initargs)`, with its
+    95% interval, as printed."""
+    with multiprocessing.Pool(procs, initializer=setup, initargs=initargs) as pool:
+        scores = pool.map(play, jobs, chunksize=4)
+    wins = sum(scores)
+    low, high = wilson(wins, len(scores))
+    return f"{len(scores)} matches: {100 * wins / len(scores):.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]"
 
 
 def tournament_match(
@@ -121,14 +142,9 @@ def main() -> None:
     ap.add_argument("--against", default="solver", choices=["solver", "sound"])
     args = ap.parse_args()
     jobs = [(m, args.seed, args.variant) for m in range(args.matches)]
-    with multiprocessing.Pool(args.procs, initializer=setup, initargs=(args.oracle, args.against)) as pool:
-        scores = pool.map(play, jobs, chunksize=4)
-    wins = sum(scores)
-    low, high = wilson(wins, len(scores))
-    print(
-        f"zhol {args.variant}, pro (oracle: {args.oracle}) against {args.against}, {len(scores)} matches, "
-        f"seed {args.seed}: {100 * wins / len(scores):.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]"
-    )
+    rate = measure(play, jobs, args.procs, setup, (args.oracle, args.against))
+    label = f"zhol {args.variant}, pro (oracle: {args.oracle}) against {args.against}"
+    print(f"{label}, seed {args.seed}, {rate}")
 
 
 if __name__ == "__main__":

@@ -15,22 +15,16 @@ which no bot may: it exists only in this process, for this measurement.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import random
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.zhol_oracle import tournament_match  # noqa: E402
-from engines.tournament import wilson  # noqa: E402
+from bench.zhol_oracle import LEVELS, MATCH, measure, pro_score  # noqa: E402
 from engines.zoliky.bots import search  # noqa: E402
 from engines.zoliky.bots.hand import Analysis, Slot, analyse  # noqa: E402
 from engines.zoliky.bots.knowledge import Knowledge  # noqa: E402
-
-LEVELS = ["pro", "sound"]  # the second is set by --against
-MATCH: dict[str, Any] = {}  # the state of the match being played in this process
 
 
 def real_opponent(
@@ -42,21 +36,14 @@ def real_opponent(
 
 
 def setup(oracle: str, against: str) -> None:
-    LEVELS[1] = against
+    LEVELS[1] = against  # the levels bench/zhol_oracle.py plays
     if oracle == "all":
         search._sample_opponents = real_opponent  # type: ignore[assignment]
 
 
 def play(job: tuple[int, int]) -> float:
-    """Pro's score in match m of the tournament with this seed: 1 or 0."""
     m, seed = job
-
-    def remember(state: Any, seat: int, view: Any) -> None:
-        MATCH["state"] = state
-
-    state, side_of = tournament_match(m, seed, "zoliky", {}, LEVELS, remember)
-    sides = {side_of[s] for s in state.get("winners") or []}
-    return 1.0 / len(sides) if 0 in sides else 0.0
+    return pro_score(m, seed, "zoliky", {})
 
 
 def main() -> None:
@@ -68,14 +55,8 @@ def main() -> None:
     ap.add_argument("--against", default="sound", choices=["solver", "sound", "hard"])
     args = ap.parse_args()
     jobs = [(m, args.seed) for m in range(args.matches)]
-    with multiprocessing.Pool(args.procs, initializer=setup, initargs=(args.oracle, args.against)) as pool:
-        scores = pool.map(play, jobs, chunksize=4)
-    wins = sum(scores)
-    low, high = wilson(wins, len(scores))
-    print(
-        f"zoliky, pro (oracle: {args.oracle}) against {args.against}, {len(scores)} matches, "
-        f"seed {args.seed}: {100 * wins / len(scores):.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]"
-    )
+    rate = measure(play, jobs, args.procs, setup, (args.oracle, args.against))
+    print(f"zoliky, pro (oracle: {args.oracle}) against {args.against}, seed {args.seed}, {rate}")
 
 
 if __name__ == "__main__":
