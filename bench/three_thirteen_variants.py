@@ -19,6 +19,9 @@ Variants (`--set key=value` overrides a number):
   counts the opponent's typical points at that turn as a gain (`lam`).
 - `danger`: `base` with the danger of feeding the next player scaled by `dscale`.
 - `budget`: `base` with more `candidates`, `pairs` and `slack`.
+- `sampled`: `base` with the danger of a discard read from `S` sampled hands of the next player
+  (the cards it took from the pile and still holds, the rest drawn from the live cards): the
+  points the card would save it, on average (`dscale` times).
 - `draw2`: `base`, and the top discard is taken when the points after it and one live draw (each
   discard of the hand with it, the best) beat the points after two live draws: both two draws
   ahead, where `sound` compares one draw ahead and so never takes a card that only builds.
@@ -61,6 +64,8 @@ DEFAULTS: dict[str, float] = {
     "R": 48,
     "L": 10,
     "lam": 1.0,
+    "S": 16,
+    "kept": 1,
 }
 SETTINGS: dict[str, float] = {}
 # (size, turn) -> [attempts, outs, points left summed over the turns not out]
@@ -150,6 +155,36 @@ def _rollout_cost(judge: Judge, rest: list[str], futures: list[Any], size: int, 
     return total / len(futures)
 
 
+def _their_hands(
+    view: dict[str, Any], judge: Judge, unseen: list[str], rng: random.Random
+) -> list[list[str]]:
+    """`S` hands the next player may hold: its pile takings still held, and for the rest `t` more
+    live cards than it holds, less the `t` it would have thrown (the greedy discard), where `t` is
+    the turns it has had this round (`kept`; with `--set kept=0`, plain live cards)."""
+    nxt = (view["turn"]["seat"] + 1) % len(view["players"])
+    known = list((view["table"].get("taken") or [[]] * len(view["players"]))[nxt])
+    missing = max(0, view["table"]["cards_dealt"] - len(known))
+    turns = max(0, my_turn(view) - 1) if SETTINGS["kept"] else 0
+    turns = min(turns, len(unseen) - missing)
+    if missing > len(unseen) or turns < 0:
+        return []
+    hands = []
+    for _ in range(int(SETTINGS["S"])):
+        cards = known + rng.sample(unseen, missing + turns)
+        for _ in range(turns):
+            kept = pro.greedy_keep(judge, cards)
+            cards = kept if kept is not None else without(cards, max(cards, key=judge.points))
+        hands.append(cards)
+    return hands
+
+
+def _saved(view: dict[str, Any], judge: Judge, card: str, hands: list[list[str]]) -> float:
+    """The points `card` on the pile saves the next player, averaged over its sampled hands."""
+    if any(a.get("card") == card and "onto" in a for a in view["legal_actions"]):
+        return 0.0
+    return sum(max(0, judge.left(h) - judge.after_best_discard([*h, card])) for h in hands) / len(hands)
+
+
 def discard_action(view: dict[str, Any], judge: Judge, hand: list[str], rng: random.Random) -> Action:
     """`sound.discard_action` with the variant's judgement of each candidate."""
     variant = SETTINGS["variant"]
@@ -168,6 +203,7 @@ def discard_action(view: dict[str, Any], judge: Judge, hand: list[str], rng: ran
         h = hazard(size, start + 1)
         w1, w2, now = h, 1 - h, 0.0
     declined = sound._declined(view)
+    theirs = _their_hands(view, judge, unseen, rng) if variant == "sampled" else []
     scored: list[tuple[float, int, str, int]] = []
     for card, left in ranked[: 1 + int(SETTINGS["candidates"])]:
         rest = without(hand, card)
@@ -178,7 +214,11 @@ def discard_action(view: dict[str, Any], judge: Judge, hand: list[str], rng: ran
             one = sum(k * pro.next_draw_points(judge, rest, c) for c, k in kinds) / len(unseen)
             two = sum(pro.two_draws_points(judge, rest, a, b) for a, b in pairs) / len(pairs)
             future = w1 * one + w2 * two
-        cost = future + now * left + SETTINGS["dscale"] * sound.danger(view, judge, card, declined)
+        if theirs:
+            threat = _saved(view, judge, card, theirs)
+        else:
+            threat = sound.danger(view, judge, card, declined)
+        cost = future + now * left + SETTINGS["dscale"] * threat
         scored.append((cost, -judge.points(card), card, left))
     scored.sort()
     _, _, card, left = scored[0]
@@ -240,7 +280,7 @@ def deal(seed: int) -> list[tuple[float, int]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    variants = ("base", "hazard", "rollout", "danger", "budget", "draw2")
+    variants = ("base", "hazard", "rollout", "danger", "budget", "draw2", "sampled")
     ap.add_argument("--variant", choices=variants, default="base")
     ap.add_argument("--set", action="append", default=[], help="key=value, e.g. dscale=2")
     ap.add_argument("--deals", type=int, default=30)
