@@ -25,7 +25,6 @@ which no bot may: it exists only in this process, for this measurement.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
@@ -35,6 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.three_thirteen_variants import margin, paired  # noqa: E402
 from engines import bots  # noqa: E402
 from engines.registry import GAMES  # noqa: E402
 from engines.three_thirteen.bots import eval as tt_eval  # noqa: E402
@@ -107,16 +107,9 @@ def play(levels: list[str], seed: int, oracle_seat: int) -> dict[str, Any]:
 
 
 def deal(job: tuple[list[str], int]) -> list[tuple[float, int]]:
-    """Both matches of a deal: the first level's score (a shared win split) and its margin."""
+    """Both matches of a deal, the oracle in the first level's seat: its score and its margin."""
     levels, seed = job
-    out = []
-    for mine in (0, 1):
-        by_seat = list(levels) if mine == 0 else list(reversed(levels))
-        state = play(by_seat, seed, mine)
-        winners = state.get("winners") or []
-        score = 1.0 / len(winners) if mine in winners else 0.0
-        out.append((score, state["scores"][1 - mine] - state["scores"][mine]))
-    return out
+    return paired(levels, seed, play)
 
 
 def main() -> None:
@@ -136,9 +129,7 @@ def main() -> None:
     n = len(matches)
     wins = sum(s for s, _ in matches)
     low, high = wilson(wins, n)
-    margins = [m for _, m in matches]
-    mean = sum(margins) / n
-    spread = 1.96 * math.sqrt(sum((m - mean) ** 2 for m in margins) / (n - 1) / n)
+    mean, spread = margin(matches)
     print(
         f"{levels[0]} (oracle: {args.oracle}) vs {levels[1]}: {wins / n:.1%} of {n} [{low:.1%}, {high:.1%}],"
         f" margin {mean:.1f} ± {spread:.1f} points a match  seed {args.seed}, {time.time() - start:.0f} s",

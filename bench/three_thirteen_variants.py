@@ -39,6 +39,7 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from multiprocessing import Pool
 from typing import Any
 
@@ -266,16 +267,33 @@ def _setup(settings: dict[str, Any], table: dict[tuple[int, int], list[float]]) 
         bots_module.sound_action = _sound_action  # type: ignore[attr-defined]
 
 
-def deal(seed: int) -> list[tuple[float, int]]:
-    """Both matches of a deal: sound's score (a shared win split) and its margin in points."""
+def paired(
+    levels: list[str], seed: int, play: Callable[[list[str], int, int], dict[str, Any]] | None = None
+) -> list[tuple[float, int]]:
+    """Both matches of deal `seed`, `levels[0]` in seat 0 and then in seat 1: its score (a shared
+    win split) and its margin in points (the other side's total less its own). `play(levels by
+    seat, seed, its seat)` plays one match (by default as `engines.tournament.play_match`)."""
     out = []
     for mine in (0, 1):
-        levels = ["sound", "hard"] if mine == 0 else ["hard", "sound"]
-        state = tournament.play_match(GAME, levels, seed)
+        by_seat = list(levels) if mine == 0 else list(reversed(levels))
+        state = play(by_seat, seed, mine) if play else tournament.play_match(GAME, by_seat, seed)
         winners = state.get("winners") or []
         score = 1.0 / len(winners) if mine in winners else 0.0
         out.append((score, state["scores"][1 - mine] - state["scores"][mine]))
     return out
+
+
+def deal(seed: int) -> list[tuple[float, int]]:
+    """Both matches of a deal: sound's score and its margin (`paired`)."""
+    return paired(["sound", "hard"], seed)
+
+
+def margin(matches: list[tuple[float, int]]) -> tuple[float, float]:
+    """The mean margin of `matches` a match and the half-width of its 95% interval."""
+    n = len(matches)
+    margins = [m for _, m in matches]
+    mean = sum(margins) / n
+    return mean, 1.96 * math.sqrt(sum((m - mean) ** 2 for m in margins) / (n - 1) / n)
 
 
 def main() -> None:
@@ -301,9 +319,7 @@ def main() -> None:
     matches = [m for pair in pairs for m in pair]
     n = len(matches)
     rate = sum(s for s, _ in matches) / n
-    margins = [m for _, m in matches]
-    mean = sum(margins) / n
-    spread = 1.96 * math.sqrt(sum((m - mean) ** 2 for m in margins) / (n - 1) / n)
+    mean, spread = margin(matches)
     changed = {k: v for k, v in settings.items() if k != "variant" and v != DEFAULTS[k]}
     print(
         f"{args.variant} {changed or ''}: sound {rate:.1%} of {n},"
